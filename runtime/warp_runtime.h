@@ -1,0 +1,74 @@
+/* The runtime: loads a cell image (docs/design.md, section 4) into the simulator,
+ * fills the host's `in` arrays from data files and writes the `out` arrays, as
+ * warp-sim and the debugger both need. The cells' start-up code is crt0.s. */
+#ifndef WARP_RUNTIME_H
+#define WARP_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "warp_sim.h"
+#include "warp_target.h"
+
+typedef struct wrt_host_array {
+    char *name;
+    int is_out;              /* declared `out` */
+    int is_float;            /* element type float (else int) */
+    uint32_t dims[2];        /* 0 0: scalar; D0 0: 1-D; D0 D1: 2-D */
+    uint32_t nelems;
+    uint32_t addr;           /* host byte address */
+} wrt_host_array;
+
+typedef struct wrt_symbol {
+    char *name;
+    uint32_t value, size;
+    int section;             /* 0 program, 1 data, 2 host, -1 other */
+    int is_func;
+} wrt_symbol;
+
+typedef struct wrt_line {
+    uint32_t pc;             /* bundle index */
+    uint32_t line, col, file;
+} wrt_line;
+
+typedef struct wrt_image {
+    const wt_model *model;
+    int first_cell, last_cell;
+    uint32_t skew;
+    wt_insn *code;
+    uint32_t ncode, entry;
+    uint8_t *data;           /* initialised data memory from address 0 */
+    uint32_t data_size;      /* bytes of data + bss */
+    uint32_t host_size;
+    wrt_host_array *host;
+    size_t nhost;
+    wrt_symbol *syms;
+    size_t nsyms;
+    wrt_line *lines;         /* sorted by pc */
+    size_t nlines;
+    char **files;
+    size_t nfiles;
+} wrt_image;
+
+/* NULL with a one-line reason in err if the file is not a valid image. */
+wrt_image *wrt_image_load(const char *path, char *err, size_t errlen);
+void wrt_image_free(wrt_image *img);
+
+/* The source position of a bundle: the last line record at or before pc; NULL if none. */
+const wrt_line *wrt_line_for_pc(const wrt_image *img, uint32_t pc);
+/* The function containing a program address, or NULL. */
+const wrt_symbol *wrt_func_for_pc(const wrt_image *img, uint32_t pc);
+const wrt_host_array *wrt_host_find(const wrt_image *img, const char *name);
+
+/* The simulator's view of the image (pointers into img, which must outlive it). */
+void wrt_sim_program(const wrt_image *img, wsim_program *out);
+
+/* Reads whitespace-separated numbers into host array `name`. -1 and a reason in err
+ * (naming the array) if the file is unreadable, short or has a non-number. */
+int wrt_host_read(const wrt_image *img, wsim *sim, const char *name, const char *path,
+                  char *err, size_t errlen);
+/* Writes host array `name`, one number a line (%d or %.9g), row-major. */
+int wrt_host_write(const wrt_image *img, wsim *sim, const char *name, FILE *out);
+
+#endif

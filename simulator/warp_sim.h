@@ -1,0 +1,72 @@
+/* The instruction-level, cycle-accurate simulator of an array of cells and the host
+ * interface past both ends (docs/design.md, section 1). It knows nothing of ELF:
+ * the runtime hands it a wsim_program. */
+#ifndef WARP_SIM_H
+#define WARP_SIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "warp_target.h"
+
+typedef struct wsim_program {
+    const wt_model *model;
+    const wt_insn *code;        /* program memory, bundle by bundle */
+    uint32_t ncode;
+    uint32_t entry;             /* bundle index where every cell starts */
+    const uint8_t *data;        /* initial data memory from address 0 (rest is zero) */
+    uint32_t data_size;
+    uint32_t host_size;         /* bytes of host memory */
+    int first_cell, last_cell;  /* cellprogram (cid : first : last) */
+    uint32_t skew;              /* cell k starts k*skew clocks after the first */
+    /* Optional: names a program address for messages ("poly.w2:27"); NULL if unknown. */
+    const char *(*where)(void *ctx, uint32_t pc, char *buf, size_t size);
+    void *where_ctx;
+} wsim_program;
+
+typedef enum wsim_status {
+    WSIM_RUNNING,      /* more clocks to go */
+    WSIM_DONE,         /* every cell halted, nothing in flight */
+    WSIM_FAULT,        /* a run-time fault; wsim_message says which cell, pc and line */
+    WSIM_DEADLOCK,     /* no cell can ever issue again; wsim_message is the wait-for report */
+    WSIM_CYCLE_LIMIT   /* wsim_run reached its limit */
+} wsim_status;
+
+typedef enum wsim_cell_state {
+    WSIM_CELL_WAITING, /* before its start clock (skew) */
+    WSIM_CELL_RUNNING, WSIM_CELL_STALLED, WSIM_CELL_HALTED, WSIM_CELL_FAULTED
+} wsim_cell_state;
+
+typedef struct wsim wsim;
+
+/* NULL with a message in err if the program cannot run (e.g. the model's limits). */
+wsim *wsim_new(const wsim_program *p, char *err, size_t errlen);
+void wsim_free(wsim *s);
+
+wsim_status wsim_step(wsim *s);                     /* one clock of the whole array */
+wsim_status wsim_run(wsim *s, uint64_t max_cycles); /* until done, fault, deadlock or the limit */
+wsim_status wsim_status_of(const wsim *s);
+uint64_t wsim_cycles(const wsim *s);
+const char *wsim_message(const wsim *s);            /* the fault or deadlock report, or "" */
+
+/* Host memory, to fill before the run and read after it. */
+uint8_t *wsim_host_memory(wsim *s, uint32_t *size);
+
+/* Per-cell figures (instructions issued, stall cycles, each unit's utilisation)
+ * and the total cycle count, as --stats prints them. */
+void wsim_print_stats(const wsim *s, FILE *out);
+
+/* ---- Inspection, for the debugger and the tests --------------------------------- */
+
+int wsim_ncells(const wsim *s);                      /* cells are 0..n-1; cid = first + k */
+wsim_cell_state wsim_cell_state_of(const wsim *s, int cell);
+uint32_t wsim_cell_pc(const wsim *s, int cell);
+uint32_t wsim_cell_reg(const wsim *s, int cell, unsigned reg);
+const uint8_t *wsim_cell_data(const wsim *s, int cell, uint32_t *size);
+/* Words in queue q (WT_Q_*) of a cell, oldest first; returns the count, copies at
+ * most max words. */
+unsigned wsim_queue_words(const wsim *s, int cell, int q, uint32_t *words, unsigned max);
+uint64_t wsim_cell_issued(const wsim *s, int cell);
+uint64_t wsim_cell_stalls(const wsim *s, int cell);
+
+#endif

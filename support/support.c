@@ -1,0 +1,307 @@
+#include "warp_support.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *progname = "warp";
+
+void ws_set_progname(const char *name) { progname = name; }
+const char *ws_progname(void) { return progname; }
+
+_Noreturn void ws_internal_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: internal error: ", progname);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(70);
+}
+
+static _Noreturn void out_of_memory(size_t n)
+{
+    fprintf(stderr, "%s: out of memory (asked for %zu bytes)\n", progname, n);
+    exit(1);
+}
+
+void *ws_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) out_of_memory(n);
+    return p;
+}
+
+void *ws_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) out_of_memory(n * size);
+    return p;
+}
+
+void *ws_xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) out_of_memory(n);
+    return p;
+}
+
+char *ws_xstrdup(const char *s) { return ws_xstrndup(s, strlen(s)); }
+
+char *ws_xstrndup(const char *s, size_t n)
+{
+    char *p = ws_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+/* ---- Diagnostics --------------------------------------------------------------- */
+
+void ws_diag_init(ws_diag *d, const char *path, const char *text, size_t len)
+{
+    memset(d, 0, sizeof *d);
+    d->out = stderr;
+    d->path = path;
+    d->text = text;
+    d->len = len;
+    d->max_errors = 20;
+}
+
+static void print_source_line(ws_diag *d, int line, int col)
+{
+    if (!d->text || line <= 0) return;
+    const char *p = d->text, *end = d->text + d->len;
+    for (int l = 1; l < line && p < end; p++)
+        if (*p == '\n') l++;
+    if (p >= end && line > 1) return;
+    const char *e = p;
+    while (e < end && *e != '\n') e++;
+    fprintf(d->out, "%.*s\n", (int)(e - p), p);
+    /* Tabs stay tabs under the caret so it lines up in the terminal. */
+    for (int i = 1; i < col && p + i - 1 < e; i++) fputc(p[i - 1] == '\t' ? '\t' : ' ', d->out);
+    fputs("^\n", d->out);
+}
+
+void ws_vreport(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, va_list ap)
+{
+    if (sev == WS_WARNING && d->werror) sev = WS_ERROR;
+    if (sev == WS_ERROR) {
+        d->errors++;
+        if (d->max_errors && d->errors > d->max_errors) {
+            if (d->errors == d->max_errors + 1)
+                fprintf(d->out, "%s: fatal error: too many errors emitted, stopping now\n", d->path);
+            return;
+        }
+    } else if (sev == WS_WARNING) {
+        d->warnings++;
+    }
+    static const char *names[] = {"note", "warning", "error"};
+    if (line > 0) fprintf(d->out, "%s:%d:%d: %s: ", d->path, line, col > 0 ? col : 1, names[sev]);
+    else fprintf(d->out, "%s: %s: ", d->path, names[sev]);
+    vfprintf(d->out, fmt, ap);
+    fputc('\n', d->out);
+    print_source_line(d, line, col);
+}
+
+void ws_report(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ws_vreport(d, sev, line, col, fmt, ap);
+    va_end(ap);
+}
+
+void ws_file_error(const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: %s: ", progname, path);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* ---- Output files -------------------------------------------------------------- */
+
+FILE *ws_output_open(ws_output *o, const char *path, int binary)
+{
+    memset(o, 0, sizeof *o);
+    if (strcmp(path, "-") == 0) {
+        o->f = stdout;
+        return o->f;
+    }
+    size_t n = strlen(path) + 32;
+    o->path = ws_xstrdup(path);
+    o->tmp = ws_xmalloc(n);
+    snprintf(o->tmp, n, "%s.tmp%ld", path, (long)getpid());
+    o->f = fopen(o->tmp, binary ? "wb" : "w");
+    if (!o->f) {
+        int e = errno;
+        free(o->path);
+        free(o->tmp);
+        memset(o, 0, sizeof *o);
+        errno = e;
+    }
+    return o->f;
+}
+
+int ws_output_commit(ws_output *o)
+{
+    if (!o->f) return -1;
+    if (o->f == stdout) {
+        o->f = NULL;
+        return fflush(stdout) == 0 ? 0 : -1;
+    }
+    int bad = ferror(o->f) | (fclose(o->f) != 0);
+    o->f = NULL;
+    if (!bad) {
+        /* An image is executable by the simulator, as an a.out is by the kernel. */
+        struct stat st;
+        if (stat(o->path, &st) == 0) chmod(o->tmp, st.st_mode & 07777);
+        bad = rename(o->tmp, o->path) != 0;
+    }
+    int e = errno;
+    if (bad) unlink(o->tmp);
+    free(o->path);
+    free(o->tmp);
+    o->path = o->tmp = NULL;
+    errno = e;
+    return bad ? -1 : 0;
+}
+
+void ws_output_abort(ws_output *o)
+{
+    if (o->f && o->f != stdout) fclose(o->f);
+    if (o->tmp) unlink(o->tmp);
+    free(o->path);
+    free(o->tmp);
+    memset(o, 0, sizeof *o);
+}
+
+/* ---- Reading files ------------------------------------------------------------- */
+
+char *ws_read_file(const char *path, size_t *len, size_t max_bytes, char *err, size_t errlen)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (f != stdin && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "is a directory");
+        fclose(f);
+        return NULL;
+    }
+    ws_buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + n > max_bytes) {
+            snprintf(err, errlen, "file is larger than %zu bytes", max_bytes);
+            ws_buf_free(&b);
+            if (f != stdin) fclose(f);
+            return NULL;
+        }
+        ws_buf_append(&b, chunk, n);
+    }
+    int bad = ferror(f);
+    if (f != stdin) fclose(f);
+    if (bad) {
+        snprintf(err, errlen, "read error");
+        ws_buf_free(&b);
+        return NULL;
+    }
+    ws_buf_append(&b, "", 1);
+    *len = b.len - 1;
+    return b.data;
+}
+
+/* ---- Arena --------------------------------------------------------------------- */
+
+struct ws_arena_block {
+    ws_arena_block *next;
+    size_t used, size;
+    _Alignas(16) unsigned char data[];
+};
+
+void *ws_arena_alloc(ws_arena *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    ws_arena_block *b = a->head;
+    if (!b || b->size - b->used < n) {
+        size_t size = n > 65536 ? n : 65536;
+        b = ws_xmalloc(sizeof *b + size);
+        b->next = a->head;
+        b->used = 0;
+        b->size = size;
+        a->head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *ws_arena_strndup(ws_arena *a, const char *s, size_t n)
+{
+    char *p = ws_arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    return p;
+}
+
+void ws_arena_free(ws_arena *a)
+{
+    while (a->head) {
+        ws_arena_block *next = a->head->next;
+        free(a->head);
+        a->head = next;
+    }
+}
+
+/* ---- Buffers ------------------------------------------------------------------- */
+
+void ws_buf_append(ws_buf *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap < b->len + n + 1) cap *= 2;
+        b->data = ws_xrealloc(b->data, cap);
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void ws_buf_puts(ws_buf *b, const char *s) { ws_buf_append(b, s, strlen(s)); }
+
+void ws_buf_printf(ws_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof small) {
+        ws_buf_append(b, small, (size_t)n);
+        return;
+    }
+    char *big = ws_xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    ws_buf_append(b, big, (size_t)n);
+    free(big);
+}
+
+void ws_buf_free(ws_buf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,88 @@
+/* Support shared by every stage: diagnostics in the compilers' form, atomic output
+ * files, an arena allocator per unit of work, growable buffers, file reading. */
+#ifndef WARP_SUPPORT_H
+#define WARP_SUPPORT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- Program identity and fatal paths ---------------------------------------- */
+
+/* The name diagnostics start with ("warp-cc"); set once by each program's main. */
+void ws_set_progname(const char *name);
+const char *ws_progname(void);
+/* Internal bugs only: prints "PROG: internal error: ..." and exits 70. */
+_Noreturn void ws_internal_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void *ws_xmalloc(size_t n);               /* exits 1 with a message if memory runs out */
+void *ws_xcalloc(size_t n, size_t size);
+void *ws_xrealloc(void *p, size_t n);
+char *ws_xstrdup(const char *s);
+char *ws_xstrndup(const char *s, size_t n);
+
+/* ---- Diagnostics --------------------------------------------------------------- */
+
+typedef enum ws_severity { WS_NOTE, WS_WARNING, WS_ERROR } ws_severity;
+
+/* One per compilation: counts what was reported and knows the source text, so a
+ * message can show the line and a caret. */
+typedef struct ws_diag {
+    FILE *out;              /* where messages go (stderr by default) */
+    const char *path;       /* the file the positions refer to */
+    const char *text;       /* its contents, for the source line; may be NULL */
+    size_t len;
+    int errors, warnings;
+    int max_errors;         /* stop reporting after this many (0: no limit) */
+    int werror;             /* warnings count as errors */
+} ws_diag;
+
+void ws_diag_init(ws_diag *d, const char *path, const char *text, size_t len);
+/* "path:line:col: error: message", the source line and a caret under col (1-based).
+ * line 0 prints "path: error: message" with no position. */
+void ws_report(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void ws_vreport(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, va_list ap);
+/* A one-line error about a file, with no position: "PROG: path: message". */
+void ws_file_error(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- Output files: written beside the target, renamed into place ---------------- */
+
+typedef struct ws_output {
+    char *path;
+    char *tmp;
+    FILE *f;
+} ws_output;
+
+/* NULL on failure (the reason in errno). "-" writes to stdout directly. */
+FILE *ws_output_open(ws_output *o, const char *path, int binary);
+/* Flushes, closes and renames; -1 (and nothing left behind) on failure. */
+int ws_output_commit(ws_output *o);
+/* Closes and removes the temporary file. Safe to call twice or after commit. */
+void ws_output_abort(ws_output *o);
+
+/* ---- Reading files ------------------------------------------------------------- */
+
+/* The whole file, NUL-terminated; NULL with a message in err on failure. Files over
+ * max_bytes are refused, so a hostile input cannot exhaust memory. */
+char *ws_read_file(const char *path, size_t *len, size_t max_bytes, char *err, size_t errlen);
+
+/* ---- Arena: free everything of one unit of work at once ------------------------- */
+
+typedef struct ws_arena_block ws_arena_block;
+typedef struct ws_arena { ws_arena_block *head; } ws_arena;
+
+void *ws_arena_alloc(ws_arena *a, size_t n);          /* zeroed, 16-byte aligned */
+char *ws_arena_strndup(ws_arena *a, const char *s, size_t n);
+void ws_arena_free(ws_arena *a);
+
+/* ---- Growable byte buffer ------------------------------------------------------ */
+
+typedef struct ws_buf { char *data; size_t len, cap; } ws_buf;
+
+void ws_buf_append(ws_buf *b, const void *p, size_t n);
+void ws_buf_puts(ws_buf *b, const char *s);
+void ws_buf_printf(ws_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ws_buf_free(ws_buf *b);
+
+#endif

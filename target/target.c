@@ -1,0 +1,324 @@
+/* The machine description's tables and the one encoder, decoder and printer of a
+ * bundle. Figures from the seeds are marked with their seed; the rest are this
+ * description's choices, marked "chosen". */
+#include "warp_target.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const wt_model models[WT_NMODELS] = {
+    [WT_MODEL_WARP] = {
+        .id = WT_MODEL_WARP, .name = "warp",
+        .clock_mhz = 5,              /* 200 ns cycle (seed 002) */
+        .nregs = 64,                 /* two 32-word register files (seed 002), one name space
+                                        through the crossbar: chosen */
+        .queue_words = 128,          /* 128-word queue per channel (seed 002) */
+        .link_latency = 1,           /* a 32-bit word on the 16-bit, 100 ns channel: one cycle */
+        .data_mem_bytes = 4096 * 4,  /* 4K-word data memory (seed 002) */
+        .prog_mem_bundles = 8192,    /* chosen */
+        .ret_stack_depth = 16,       /* chosen */
+        .gate_ops_per_clock = 0,
+    },
+    [WT_MODEL_IWARP] = {
+        .id = WT_MODEL_IWARP, .name = "iwarp",
+        .clock_mhz = 20,             /* 50 ns clock (seed 000) */
+        .nregs = 64,                 /* chosen */
+        .queue_words = 8,            /* 8-word queue per logical input channel (seed 000) */
+        .link_latency = 2,           /* a 32-bit word on an 8-bit, 40 MHz bus: two clocks */
+        .data_mem_bytes = 65536 * 4, /* chosen */
+        .prog_mem_bundles = 65536,   /* chosen: the whole 16-bit target field */
+        .ret_stack_depth = 16,       /* chosen */
+        .gate_ops_per_clock = 2,     /* four gate operations take two clocks (seed 000, sec. 7.1) */
+    },
+};
+
+const wt_model *wt_model_get(wt_model_id id)
+{
+    return (unsigned)id < WT_NMODELS ? &models[id] : NULL;
+}
+
+const wt_model *wt_model_by_name(const char *name)
+{
+    for (int i = 0; i < WT_NMODELS; i++)
+        if (strcmp(models[i].name, name) == 0) return &models[i];
+    return NULL;
+}
+
+/* Bundle layout, least significant bit first (bits 312..319 are reserved, zero):
+ *
+ *   FA  op:4 @0    d:8 @4    a:8 @12   b:8 @20
+ *   FM  op:4 @28   d:8 @32   a:8 @40   b:8 @48
+ *   A0  op:6 @56   d:8 @62   a:8 @70   b:8 @78   c:8 @86
+ *   A1  op:6 @94   d:8 @100  a:8 @108  b:8 @116  c:8 @124
+ *   M0  op:3 @132  x:8 @135  a:8 @143  b:8 @151
+ *   M1  op:3 @159  x:8 @162  a:8 @170  b:8 @178
+ *   V0  op:1 @186  d:8 @187  a:8 @195
+ *   V1  op:1 @203  d:8 @204  a:8 @212
+ *   BR  op:4 @220  c:8 @224  target:16 @232
+ *   IMM0 :32 @248   IMM1 :32 @280
+ */
+const wt_slot_layout wt_slot_layouts[WT_NSLOTS] = {
+    [WT_SLOT_FA] = {"FA", WT_UC_FA,  0,   4, {4, 12, 20, -1}},
+    [WT_SLOT_FM] = {"FM", WT_UC_FM,  28,  4, {32, 40, 48, -1}},
+    [WT_SLOT_A0] = {"A0", WT_UC_ALU, 56,  6, {62, 70, 78, 86}},
+    [WT_SLOT_A1] = {"A1", WT_UC_ALU, 94,  6, {100, 108, 116, 124}},
+    [WT_SLOT_M0] = {"M0", WT_UC_MEM, 132, 3, {135, 143, 151, -1}},
+    [WT_SLOT_M1] = {"M1", WT_UC_MEM, 159, 3, {162, 170, 178, -1}},
+    [WT_SLOT_V0] = {"V0", WT_UC_MV,  186, 1, {187, 195, -1, -1}},
+    [WT_SLOT_V1] = {"V1", WT_UC_MV,  203, 1, {204, 212, -1, -1}},
+    [WT_SLOT_BR] = {"BR", WT_UC_BR,  220, 4, {-1, -1, -1, 224}},
+};
+enum { TARGET_LSB = 232, IMM0_LSB = 248, IMM1_LSB = 280, RESERVED_LSB = 312 };
+
+const wt_op_info wt_ops[WT_NOPS] = {
+    [WT_OP_NONE] = {"nop", WT_UC_NONE, 0, "", '-', {0, 0}, {0, 0}, WT_K_PURE},
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem) \
+    [WT_OP_##id] = {mn, WT_UC_##uc, code, sig, ity, {lw, li}, {iw, ii}, WT_K_##kind},
+#include "warp_ops.def"
+#undef WT_OP
+};
+
+const char *wt_unit_class_name(wt_unit_class uc)
+{
+    static const char *names[WT_NUCLASSES] = {"none", "FA", "FM", "ALU", "MEM", "MV", "BR"};
+    return (unsigned)uc < WT_NUCLASSES ? names[uc] : "?";
+}
+
+unsigned wt_class_slots(wt_unit_class uc)
+{
+    unsigned n = 0;
+    for (int s = 0; s < WT_NSLOTS; s++) n += wt_slot_layouts[s].uclass == uc;
+    return n;
+}
+
+wt_op wt_op_lookup(const char *mnemonic)
+{
+    for (int op = 1; op < WT_NOPS; op++)
+        if (strcmp(wt_ops[op].name, mnemonic) == 0) return (wt_op)op;
+    return WT_OP_NONE;
+}
+
+wt_op wt_op_from_code(wt_unit_class uc, unsigned code)
+{
+    if (code == 0) return WT_OP_NONE;
+    for (int op = 1; op < WT_NOPS; op++)
+        if (wt_ops[op].uclass == uc && wt_ops[op].code == code) return (wt_op)op;
+    return WT_OP_NONE;
+}
+
+int wt_sig_subfield(char c)
+{
+    switch (c) {
+    case 'd': case 's': return 0;
+    case 'a': return 1;
+    case 'b': return 2;
+    case 'c': case 'k': case 'K': return 3;
+    default: return -1;
+    }
+}
+
+int wt_op_has_dest(wt_op op)
+{
+    const char *sig = wt_ops[op].sig;
+    return strchr(sig, 'd') != NULL || strchr(sig, 'K') != NULL;
+}
+
+/* ---- Operands ------------------------------------------------------------------ */
+
+static const char *const named_operands[] = {
+    [WT_OPND_CID - WT_OPND_CID] = "cid",
+    [WT_OPND_GATE + 0 - WT_OPND_CID] = "@xl", "@yl", "@xr", "@yr",
+    [WT_OPND_FEED + 0 - WT_OPND_CID] = "@fxl", "@fyl", "@fxr", "@fyr",
+    [WT_OPND_ADDR + 0 - WT_OPND_CID] = "@axl", "@ayl", "@axr", "@ayr",
+};
+
+int wt_opnd_valid_src(unsigned o)
+{
+    return wt_opnd_is_reg(o) || o == WT_OPND_CID || wt_opnd_is_gate(o) || wt_opnd_is_imm(o);
+}
+
+int wt_opnd_valid_dst(unsigned o)
+{
+    return wt_opnd_is_reg(o) || wt_opnd_is_gate(o) || wt_opnd_is_feed(o) || wt_opnd_is_addr(o);
+}
+
+const char *wt_opnd_name(unsigned o)
+{
+    static char regs[WT_OPND_NREGS][4];
+    if (wt_opnd_is_reg(o)) {
+        /* Filled once; the strings never change after, so sharing them is safe. */
+        if (regs[o][0] == 0) snprintf(regs[o], sizeof regs[o], "r%u", o);
+        return regs[o];
+    }
+    if (o >= WT_OPND_CID && o <= WT_OPND_LAST_NAMED) return named_operands[o - WT_OPND_CID];
+    return NULL;
+}
+
+int wt_opnd_parse(const char *name, size_t len)
+{
+    if (len >= 2 && len <= 3 && name[0] == 'r') {
+        unsigned n = 0;
+        for (size_t i = 1; i < len; i++) {
+            if (name[i] < '0' || name[i] > '9') return -1;
+            n = n * 10 + (unsigned)(name[i] - '0');
+        }
+        if (len == 3 && name[1] == '0') return -1; /* "r05" is not a register name */
+        return n < WT_OPND_NREGS ? (int)n : -1;
+    }
+    for (unsigned o = WT_OPND_CID; o <= WT_OPND_LAST_NAMED; o++) {
+        const char *s = named_operands[o - WT_OPND_CID];
+        if (strlen(s) == len && memcmp(s, name, len) == 0) return (int)o;
+    }
+    return -1;
+}
+
+/* ---- Encoding ------------------------------------------------------------------ */
+
+static void put_bits(uint8_t *w, unsigned lsb, unsigned width, uint32_t v)
+{
+    for (unsigned i = 0; i < width; i++) {
+        unsigned bit = lsb + i;
+        if ((v >> i) & 1) w[bit / 8] |= (uint8_t)(1u << (bit % 8));
+        else w[bit / 8] &= (uint8_t)~(1u << (bit % 8));
+    }
+}
+
+static uint32_t get_bits(const uint8_t *w, unsigned lsb, unsigned width)
+{
+    uint32_t v = 0;
+    for (unsigned i = 0; i < width; i++) {
+        unsigned bit = lsb + i;
+        v |= (uint32_t)((w[bit / 8] >> (bit % 8)) & 1) << i;
+    }
+    return v;
+}
+
+void wt_encode(const wt_insn *in, uint8_t out[WT_BUNDLE_BYTES])
+{
+    memset(out, 0, WT_BUNDLE_BYTES);
+    for (int s = 0; s < WT_NSLOTS; s++) {
+        const wt_slot_layout *L = &wt_slot_layouts[s];
+        const wt_slot *sl = &in->slot[s];
+        if (sl->op == WT_OP_NONE) continue;
+        put_bits(out, L->op_lsb, L->op_width, wt_ops[sl->op].code);
+        for (int k = 0; k < 4; k++)
+            if (L->opnd_lsb[k] >= 0) put_bits(out, (unsigned)L->opnd_lsb[k], 8, sl->opnd[k]);
+    }
+    put_bits(out, TARGET_LSB, 16, in->target);
+    put_bits(out, IMM0_LSB, 32, in->imm[0]);
+    put_bits(out, IMM1_LSB, 32, in->imm[1]);
+}
+
+/* Is every operand the operation reads or writes a code of the right kind? */
+static int slot_operands_valid(const wt_slot *sl)
+{
+    for (const char *p = wt_ops[sl->op].sig; *p; p++) {
+        int k = wt_sig_subfield(*p);
+        if (*p == 'm') {
+            if (!wt_opnd_valid_src(sl->opnd[1]) || !wt_opnd_valid_src(sl->opnd[2])) return 0;
+        } else if (*p == 'd') {
+            if (!wt_opnd_valid_dst(sl->opnd[k])) return 0;
+        } else if (*p == 'K') {
+            if (!wt_opnd_is_reg(sl->opnd[k])) return 0;
+        } else if (k >= 0) {
+            if (!wt_opnd_valid_src(sl->opnd[k])) return 0;
+        }
+    }
+    return 1;
+}
+
+int wt_decode(const uint8_t in[WT_BUNDLE_BYTES], wt_insn *out)
+{
+    int ok = 0;
+    memset(out, 0, sizeof *out);
+    for (int s = 0; s < WT_NSLOTS; s++) {
+        const wt_slot_layout *L = &wt_slot_layouts[s];
+        unsigned code = get_bits(in, L->op_lsb, L->op_width);
+        wt_slot *sl = &out->slot[s];
+        if (code == 0) continue;
+        sl->op = (uint16_t)wt_op_from_code(L->uclass, code);
+        if (sl->op == WT_OP_NONE) { ok = -1; continue; }
+        for (int k = 0; k < 4; k++)
+            if (L->opnd_lsb[k] >= 0) sl->opnd[k] = (uint8_t)get_bits(in, (unsigned)L->opnd_lsb[k], 8);
+        if (!slot_operands_valid(sl)) ok = -1;
+    }
+    out->target = (uint16_t)get_bits(in, TARGET_LSB, 16);
+    out->imm[0] = get_bits(in, IMM0_LSB, 32);
+    out->imm[1] = get_bits(in, IMM1_LSB, 32);
+    if (get_bits(in, RESERVED_LSB, WT_BUNDLE_BITS - RESERVED_LSB) != 0) ok = -1;
+    return ok;
+}
+
+/* ---- Text ---------------------------------------------------------------------- */
+
+int wt_format_literal(uint32_t bits, char imm_type, char *buf, size_t size)
+{
+    if (imm_type != 'f') return snprintf(buf, size, "%d", (int)wt_i(bits));
+    float f = wt_f(bits);
+    if (f != f || f - f != 0.0f) return snprintf(buf, size, "0x%08x", (unsigned)bits);
+    char tmp[48];
+    snprintf(tmp, sizeof tmp, "%.9g", (double)f);
+    if (!strpbrk(tmp, ".e")) strcat(tmp, ".0");
+    return snprintf(buf, size, "%s", tmp);
+}
+
+typedef struct textbuf { char *p; size_t size, len; } textbuf;
+
+static void put(textbuf *t, const char *s)
+{
+    size_t n = strlen(s);
+    if (t->len + 1 < t->size) {
+        size_t room = t->size - t->len - 1;
+        memcpy(t->p + t->len, s, n < room ? n : room);
+        t->p[t->len + (n < room ? n : room)] = 0;
+    }
+    t->len += n;
+}
+
+static void put_operand(textbuf *t, const wt_insn *in, unsigned o, char imm_type)
+{
+    char lit[48];
+    if (wt_opnd_is_imm(o)) {
+        wt_format_literal(in->imm[o - WT_OPND_IMM0], imm_type, lit, sizeof lit);
+        put(t, lit);
+    } else {
+        const char *name = wt_opnd_name(o);
+        if (!name) { snprintf(lit, sizeof lit, "?%u", o); name = lit; }
+        put(t, name);
+    }
+}
+
+int wt_format_insn(const wt_insn *in, char *buf, size_t size,
+                   const char *(*target_name)(void *ctx, unsigned target), void *ctx)
+{
+    textbuf t = {buf, size, 0};
+    if (size) buf[0] = 0;
+    int first = 1;
+    for (int s = 0; s < WT_NSLOTS; s++) {
+        const wt_slot *sl = &in->slot[s];
+        if (sl->op == WT_OP_NONE) continue;
+        const wt_op_info *info = &wt_ops[sl->op];
+        if (!first) put(&t, " | ");
+        first = 0;
+        put(&t, info->name);
+        for (const char *p = info->sig; *p; p++) {
+            put(&t, p == info->sig ? " " : ", ");
+            if (*p == 'm') {
+                put(&t, "[");
+                put_operand(&t, in, sl->opnd[1], 'i');
+                put(&t, ", ");
+                put_operand(&t, in, sl->opnd[2], 'i');
+                put(&t, "]");
+            } else if (*p == 't') {
+                const char *name = target_name ? target_name(ctx, in->target) : NULL;
+                char num[16];
+                if (!name) { snprintf(num, sizeof num, "%u", in->target); name = num; }
+                put(&t, name);
+            } else {
+                put_operand(&t, in, sl->opnd[wt_sig_subfield(*p)], info->imm_type);
+            }
+        }
+    }
+    if (first) put(&t, "nop");
+    return (int)t.len;
+}

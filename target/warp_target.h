@@ -1,0 +1,198 @@
+/* The machine description of the Warp and iWarp cells: the single source of truth
+ * for units, latencies, registers, gates, queues and the instruction encoding.
+ * The backend, the assembler, the disassembler and the simulator all read it.
+ * docs/design.md, section 1, describes the machine these tables define. */
+#ifndef WARP_TARGET_H
+#define WARP_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- Models ---------------------------------------------------------------- */
+
+typedef enum wt_model_id { WT_MODEL_WARP, WT_MODEL_IWARP, WT_NMODELS } wt_model_id;
+
+typedef struct wt_model {
+    wt_model_id id;
+    const char *name;            /* "warp", "iwarp": the -mcpu names */
+    unsigned clock_mhz;          /* cell clock */
+    unsigned nregs;              /* registers r0..nregs-1, r0 reads as zero */
+    unsigned queue_words;        /* depth of each input queue */
+    unsigned link_latency;       /* clocks from a gate write's completion to the neighbour's queue */
+    unsigned data_mem_bytes;     /* cell data memory */
+    unsigned prog_mem_bundles;   /* program memory, in bundles */
+    unsigned ret_stack_depth;    /* hardware return-address stack */
+    unsigned gate_ops_per_clock; /* gate operations a clock before a bundle takes longer; 0 = no limit */
+} wt_model;
+
+const wt_model *wt_model_get(wt_model_id id);
+/* NULL if the name is not a model. */
+const wt_model *wt_model_by_name(const char *name);
+
+/* ---- Units and slots ----------------------------------------------------------- */
+
+typedef enum wt_unit_class {
+    WT_UC_NONE, WT_UC_FA, WT_UC_FM, WT_UC_ALU, WT_UC_MEM, WT_UC_MV, WT_UC_BR, WT_NUCLASSES
+} wt_unit_class;
+
+/* The fields of a bundle that hold an operation, in encoding order. */
+typedef enum wt_slot_id {
+    WT_SLOT_FA, WT_SLOT_FM, WT_SLOT_A0, WT_SLOT_A1, WT_SLOT_M0, WT_SLOT_M1,
+    WT_SLOT_V0, WT_SLOT_V1, WT_SLOT_BR, WT_NSLOTS
+} wt_slot_id;
+
+typedef struct wt_slot_layout {
+    const char *name;         /* "FA", "A0", ... */
+    wt_unit_class uclass;
+    uint16_t op_lsb, op_width;
+    int16_t opnd_lsb[4];      /* subfields d/x, a, b, c: lsb, or -1 if the field has none */
+} wt_slot_layout;
+
+extern const wt_slot_layout wt_slot_layouts[WT_NSLOTS];
+const char *wt_unit_class_name(wt_unit_class uc);
+/* How many slots a bundle has for a unit class (2 for ALU, MEM, MV). */
+unsigned wt_class_slots(wt_unit_class uc);
+
+/* ---- Operations ---------------------------------------------------------------- */
+
+typedef enum wt_op {
+    WT_OP_NONE,
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem) WT_OP_##id,
+#include "warp_ops.def"
+#undef WT_OP
+    WT_NOPS
+} wt_op;
+
+typedef enum wt_kind {
+    WT_K_PURE, WT_K_DIV, WT_K_LOAD, WT_K_STORE, WT_K_HLOAD,
+    WT_K_JMP, WT_K_BZ, WT_K_BNZ, WT_K_DBNZ, WT_K_CALL, WT_K_RET, WT_K_HALT
+} wt_kind;
+
+typedef struct wt_op_info {
+    const char *name;
+    wt_unit_class uclass;
+    uint8_t code;                    /* opcode in its field; 0 means idle */
+    const char *sig;                 /* operand signature, see warp_ops.def */
+    char imm_type;                   /* 'f', 'i', 'x' or '-' */
+    uint8_t latency[WT_NMODELS];
+    uint8_t interval[WT_NMODELS];
+    wt_kind kind;
+} wt_op_info;
+
+extern const wt_op_info wt_ops[WT_NOPS];
+
+/* WT_OP_NONE if no operation has that mnemonic. */
+wt_op wt_op_lookup(const char *mnemonic);
+/* WT_OP_NONE if the code is idle or undefined for the class. */
+wt_op wt_op_from_code(wt_unit_class uc, unsigned code);
+/* The subfield (0..3) a signature letter lives in; -1 for 't' and 'm' (which spans 1 and 2). */
+int wt_sig_subfield(char sigch);
+/* Does the operation write a destination operand (signature has 'd' or 'K')? */
+int wt_op_has_dest(wt_op op);
+
+/* ---- Operands ------------------------------------------------------------------ */
+
+/* Queue index q = 2*dir + chan, dir L=0 R=1, chan X=0 Y=1: the same numbering as
+ * the frontend's w2.* calls. */
+enum { WT_Q_XL, WT_Q_YL, WT_Q_XR, WT_Q_YR, WT_NQUEUES };
+
+enum {
+    WT_OPND_R0 = 0,
+    WT_OPND_NREGS = 64,
+    WT_OPND_CID = 64,
+    WT_OPND_GATE = 65,     /* + q: @xl @yl @xr @yr */
+    WT_OPND_FEED = 69,     /* + q: @fxl @fyl @fxr @fyr (destination only) */
+    WT_OPND_ADDR = 73,     /* + q: @axl @ayl @axr @ayr (destination only) */
+    WT_OPND_LAST_NAMED = 76,
+    WT_OPND_IMM0 = 254,
+    WT_OPND_IMM1 = 255
+};
+
+static inline int wt_opnd_is_reg(unsigned o)  { return o < WT_OPND_NREGS; }
+static inline int wt_opnd_is_gate(unsigned o) { return o >= WT_OPND_GATE && o < WT_OPND_GATE + 4; }
+static inline int wt_opnd_is_feed(unsigned o) { return o >= WT_OPND_FEED && o < WT_OPND_FEED + 4; }
+static inline int wt_opnd_is_addr(unsigned o) { return o >= WT_OPND_ADDR && o < WT_OPND_ADDR + 4; }
+static inline int wt_opnd_is_imm(unsigned o)  { return o == WT_OPND_IMM0 || o == WT_OPND_IMM1; }
+/* May this code stand as a source?  As a destination? */
+int wt_opnd_valid_src(unsigned o);
+int wt_opnd_valid_dst(unsigned o);
+/* "r5", "cid", "@xl", ...; NULL for immediates and undefined codes. */
+const char *wt_opnd_name(unsigned o);
+/* The code of a named operand ("r5", "@fxl", "cid"), or -1. */
+int wt_opnd_parse(const char *name, size_t len);
+
+/* ---- Bundles ------------------------------------------------------------------- */
+
+#define WT_BUNDLE_BYTES 40
+#define WT_BUNDLE_BITS 320
+
+typedef struct wt_slot {
+    uint16_t op;       /* wt_op, WT_OP_NONE when idle */
+    uint8_t opnd[4];   /* subfields d/x, a, b, c */
+} wt_slot;
+
+typedef struct wt_insn {
+    wt_slot slot[WT_NSLOTS];
+    uint16_t target;   /* branch target, a bundle index */
+    uint32_t imm[2];
+} wt_insn;
+
+void wt_encode(const wt_insn *in, uint8_t out[WT_BUNDLE_BYTES]);
+/* 0 on success; -1 for an undefined opcode, a bad operand code or set reserved bits
+ * (the bundle is then decoded as far as it goes). */
+int wt_decode(const uint8_t in[WT_BUNDLE_BYTES], wt_insn *out);
+/* The assembly text of a bundle ("fmul r3, @xl, @yl | mv @xr, @xl", or "nop").
+ * Literals are printed as numbers; branch targets as bundle indices unless
+ * target_name supplies a name. Returns the length it wanted, like snprintf. */
+int wt_format_insn(const wt_insn *in, char *buf, size_t size,
+                   const char *(*target_name)(void *ctx, unsigned target), void *ctx);
+/* A literal as the assembler reads it back: floats keep a '.' or exponent, inf and
+ * NaN are raw hex; 'i' and 'x' literals are signed decimal. */
+int wt_format_literal(uint32_t bits, char imm_type, char *buf, size_t size);
+
+/* ---- Values (used by the table's value expressions) ----------------------------- */
+
+static inline float wt_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t wt_u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline int32_t wt_i(uint32_t u) { return (int32_t)u; }
+static inline uint32_t wt_sra(uint32_t a, uint32_t b)
+{
+    b &= 31;
+    return (a & 0x80000000u) ? ~(~a >> b) : a >> b;
+}
+/* Truncating division that wraps INT_MIN / -1 as the contract's int does. */
+static inline uint32_t wt_idiv(uint32_t a, uint32_t b)
+{
+    if (b == 0) return 0;
+    if (a == 0x80000000u && b == 0xffffffffu) return a;
+    return (uint32_t)(wt_i(a) / wt_i(b));
+}
+static inline uint32_t wt_imod(uint32_t a, uint32_t b)
+{
+    if (b == 0 || (a == 0x80000000u && b == 0xffffffffu)) return 0;
+    return (uint32_t)(wt_i(a) % wt_i(b));
+}
+/* Toward zero, saturating; NaN gives 0 (llvm.fptosi.sat). */
+static inline uint32_t wt_ftoi_sat(uint32_t a)
+{
+    float f = wt_f(a);
+    if (f != f) return 0;
+    if (f >= 2147483648.0f) return 0x7fffffffu;
+    if (f < -2147483648.0f) return 0x80000000u;
+    return (uint32_t)(int32_t)f;
+}
+
+/* ---- ELF conventions (docs/design.md, section 4) -------------------------------- */
+
+#define WT_EM_WARP 0x5741        /* unassigned machine number, "WA" */
+#define WT_EF_IWARP 0x1          /* e_flags: built for the iWarp model */
+enum {
+    WT_R_NONE = 0,
+    WT_R_IMM0 = 1,               /* S+A into literal field 0 of the bundle at r_offset */
+    WT_R_IMM1 = 2,               /* S+A into literal field 1 */
+    WT_R_TARGET = 3,             /* (S+A)/40 into the branch target field */
+    WT_R_ABS32 = 4               /* S+A into a 32-bit data word */
+};
+
+#endif
