@@ -65,7 +65,9 @@ const wrt_host_array *wrt_host_find(const wrt_image *img, const char *name);
 void wrt_sim_program(const wrt_image *img, wsim_program *out);
 
 /* Reads whitespace-separated numbers into host array `name`. -1 and a reason in err
- * (naming the array) if the file is unreadable, short or has a non-number. */
+ * ("PATH: host array 'NAME' ...") if the file is unreadable, has fewer or more numbers
+ * than the array holds, or a word that is not a number of the element type (an int
+ * array takes integers only; a float array takes both). */
 int wrt_host_read(const wrt_image *img, wsim *sim, const char *name, const char *path,
                   char *err, size_t errlen);
 /* Writes host array `name`, one number a line (%d or %.9g), row-major. */

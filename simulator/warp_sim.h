@@ -9,6 +9,9 @@
 
 #include "warp_target.h"
 
+/* The largest array the simulator builds (iWarp systems grow to 1,024 cells, seed 000). */
+#define WSIM_MAX_CELLS 1024
+
 typedef struct wsim_program {
     const wt_model *model;
     const wt_insn *code;        /* program memory, bundle by bundle */
@@ -46,6 +49,9 @@ void wsim_free(wsim *s);
 wsim_status wsim_step(wsim *s);                     /* one clock of the whole array */
 wsim_status wsim_run(wsim *s, uint64_t max_cycles); /* until done, fault, deadlock or the limit */
 wsim_status wsim_status_of(const wsim *s);
+/* Clocks run so far. Once done: the clocks until every cell had halted and every
+ * in-flight result and word had landed; after a fault or deadlock: the clock it
+ * happened in. */
 uint64_t wsim_cycles(const wsim *s);
 const char *wsim_message(const wsim *s);            /* the fault or deadlock report, or "" */
 
@@ -53,7 +59,10 @@ const char *wsim_message(const wsim *s);            /* the fault or deadlock rep
 uint8_t *wsim_host_memory(wsim *s, uint32_t *size);
 
 /* Per-cell figures (instructions issued, stall cycles, each unit's utilisation)
- * and the total cycle count, as --stats prints them. */
+ * and the total cycle count, as --stats prints them:
+ *   cycles: N
+ *   cell K (cid C): issued I, stalls S (queue Q, unit U), FA a%, FM b%, ALU c%, MEM d%, MV e%, BR f%
+ * Utilisation is operations issued in the class / (cycles x slots of the class). */
 void wsim_print_stats(const wsim *s, FILE *out);
 
 /* ---- Inspection, for the debugger and the tests --------------------------------- */
@@ -63,10 +72,11 @@ wsim_cell_state wsim_cell_state_of(const wsim *s, int cell);
 uint32_t wsim_cell_pc(const wsim *s, int cell);
 uint32_t wsim_cell_reg(const wsim *s, int cell, unsigned reg);
 const uint8_t *wsim_cell_data(const wsim *s, int cell, uint32_t *size);
-/* Words in queue q (WT_Q_*) of a cell, oldest first; returns the count, copies at
- * most max words. */
+/* Words in queue q (WT_Q_*) of a cell that a bundle issued now could dequeue (not
+ * those still on the link), oldest first; returns the count, copies at most max. */
 unsigned wsim_queue_words(const wsim *s, int cell, int q, uint32_t *words, unsigned max);
 uint64_t wsim_cell_issued(const wsim *s, int cell);
-uint64_t wsim_cell_stalls(const wsim *s, int cell);
+uint64_t wsim_cell_stalls(const wsim *s, int cell);      /* all stall clocks */
+uint64_t wsim_cell_unit_stalls(const wsim *s, int cell); /* of which: waiting for a busy unit */
 
 #endif

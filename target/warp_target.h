@@ -187,6 +187,10 @@ static inline uint32_t wt_ftoi_sat(uint32_t a)
 
 #define WT_EM_WARP 0x5741        /* unassigned machine number, "WA" */
 #define WT_EF_IWARP 0x1          /* e_flags: built for the iWarp model */
+/* e_flags of an object assembled with neither -mcpu nor .model: its code means the
+ * same on both models, so it links with objects of either (crt0.o is built once
+ * for both). Images never carry it. */
+#define WT_EF_ANY_MODEL 0x2
 enum {
     WT_R_NONE = 0,
     WT_R_IMM0 = 1,               /* S+A into literal field 0 of the bundle at r_offset */

@@ -1,0 +1,1014 @@
+/* The assembler's parser: one line at a time, the syntax of docs/design.md,
+ * section 3. Every operation is checked against its row of target/warp_ops.def and
+ * encoded with wt_encode, so the assembler cannot disagree with the disassembler or
+ * the simulator. An error abandons its line only; the next line is still read so
+ * that one run reports as many mistakes as it can. */
+#include "warp_assembler.h"
+
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "was_internal.h"
+
+/* Sections beyond this are surely a runaway .zero, not a cell program: data memory
+ * is at most a quarter of a megabyte, program memory 65536 bundles. */
+#define MAX_SECTION_BYTES (1u << 30)
+#define MAX_TEXT_BUNDLES 65536u
+
+typedef struct lit {
+    int is_sym;
+    was_sym *sym;
+    int32_t addend;
+    uint32_t bits;
+} lit;
+
+typedef struct bundle {
+    wt_insn insn;
+    lit lits[2];
+    int nlits;
+    int lit_line[2], lit_col[2];
+    was_sym *target;        /* symbolic branch target, or NULL */
+    int target_col;
+} bundle;
+
+typedef struct as {
+    ws_diag *diag;
+    const char *path;
+    const wt_model *want;   /* -mcpu, or NULL */
+    const wt_model *model;  /* from .model, or NULL */
+    was_unit u;
+    was_sec sec;
+    was_sym **tab;          /* open-addressed hash of u.syms */
+    size_t tabcap;
+    int line;
+    const char *bol;        /* start of the current line, for columns */
+    int loc_pending;
+    uint32_t loc_line, loc_col, loc_file;
+    int cur_file;           /* index into files, -1 before any .file */
+    char **files;
+    size_t nfiles;
+    int have_cells;
+    long cells_first, cells_last;
+} as;
+
+static int error_at(as *A, const char *pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int error_at(as *A, const char *pos, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ws_vreport(A->diag, WS_ERROR, A->line, (int)(pos - A->bol) + 1, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ---- Characters and tokens --------------------------------------------------- */
+
+static int is_space(int c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+static int is_digit(int c) { return c >= '0' && c <= '9'; }
+static int ident_start(int c) { return isalpha((unsigned char)c) || c == '_' || c == '.' || c == '$'; }
+static int ident_char(int c) { return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$'; }
+
+static const char *skip_ws(const char *p, const char *e)
+{
+    while (p < e && is_space(*p)) p++;
+    return p;
+}
+
+static void trim(const char **s, const char **e)
+{
+    *s = skip_ws(*s, *e);
+    while (*e > *s && is_space((*e)[-1])) (*e)--;
+}
+
+/* The end of a name starting at p, or p if none starts there. A '.' followed by a
+ * digit starts a number (".5"), not a name. */
+static const char *scan_ident(const char *p, const char *e)
+{
+    if (p >= e || !ident_start(*p) || (*p == '.' && p + 1 < e && is_digit(p[1]))) return p;
+    p++;
+    while (p < e && ident_char(*p)) p++;
+    return p;
+}
+
+static int token_is(const char *s, const char *e, const char *word)
+{
+    size_t n = strlen(word);
+    return (size_t)(e - s) == n && memcmp(s, word, n) == 0;
+}
+
+/* "r" and digits: a register name, valid or not, so "r64" is an error rather than a
+ * symbol that would only fail at link time. */
+static int looks_like_register(const char *s, const char *e)
+{
+    if (e - s < 2 || *s != 'r') return 0;
+    for (const char *p = s + 1; p < e; p++)
+        if (!is_digit(*p)) return 0;
+    return 1;
+}
+
+/* Splits [s, e) at the commas outside brackets and strings. -1 after an error. */
+static int split_commas(as *A, const char *s, const char *e, const char **as_, const char **ae,
+                        int max, int *n, const char *what)
+{
+    *n = 0;
+    trim(&s, &e);
+    if (s == e) return 0;
+    int depth = 0, in_str = 0;
+    const char *start = s;
+    for (const char *p = s; p <= e; p++) {
+        if (p < e && in_str) {
+            if (*p == '\\' && p + 1 < e) p++;
+            else if (*p == '"') in_str = 0;
+            continue;
+        }
+        if (p < e && *p == '"') { in_str = 1; continue; }
+        if (p < e && *p == '[') depth++;
+        if (p < e && *p == ']') depth--;
+        if (p == e || (*p == ',' && depth == 0)) {
+            const char *ts = start, *te = p;
+            trim(&ts, &te);
+            if (ts == te) return error_at(A, ts, "expected an operand");
+            if (*n == max) return error_at(A, ts, "too many operands for '%s'", what);
+            as_[*n] = ts;
+            ae[*n] = te;
+            (*n)++;
+            start = p + 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- Symbols ----------------------------------------------------------------- */
+
+static uint32_t hash_name(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static was_sym *find_symbol(as *A, const char *s, size_t n, int create)
+{
+    if (A->tabcap == 0 || (A->u.nsyms + 1) * 2 > A->tabcap) {
+        size_t cap = A->tabcap ? A->tabcap * 2 : 256;
+        was_sym **tab = ws_xcalloc(cap, sizeof *tab);
+        for (size_t i = 0; i < A->u.nsyms; i++) {
+            was_sym *y = A->u.syms[i];
+            size_t k = hash_name(y->name, strlen(y->name)) & (cap - 1);
+            while (tab[k]) k = (k + 1) & (cap - 1);
+            tab[k] = y;
+        }
+        free(A->tab);
+        A->tab = tab;
+        A->tabcap = cap;
+    }
+    size_t k = hash_name(s, n) & (A->tabcap - 1);
+    for (; A->tab[k]; k = (k + 1) & (A->tabcap - 1))
+        if (strlen(A->tab[k]->name) == n && memcmp(A->tab[k]->name, s, n) == 0) return A->tab[k];
+    if (!create) return NULL;
+    was_sym *y = ws_xcalloc(1, sizeof *y);
+    y->name = ws_xstrndup(s, n);
+    y->type = STT_NOTYPE;
+    A->tab[k] = y;
+    if (A->u.nsyms == A->u.cap) {
+        A->u.cap = A->u.cap ? A->u.cap * 2 : 64;
+        A->u.syms = ws_xrealloc(A->u.syms, A->u.cap * sizeof *A->u.syms);
+    }
+    A->u.syms[A->u.nsyms++] = y;
+    return y;
+}
+
+static was_sym *ref_symbol(as *A, const char *s, const char *e)
+{
+    was_sym *y = find_symbol(A, s, (size_t)(e - s), 1);
+    if (!y->referenced) {
+        y->referenced = 1;
+        y->ref_line = A->line;
+        y->ref_col = (int)(s - A->bol) + 1;
+    }
+    return y;
+}
+
+static uint32_t section_offset(as *A)
+{
+    switch (A->sec) {
+    case WAS_SEC_TEXT: return (uint32_t)A->u.text.len;
+    case WAS_SEC_DATA: return (uint32_t)A->u.data.len;
+    case WAS_SEC_BSS: return A->u.bss_size;
+    default: return 0;
+    }
+}
+
+static int define_symbol(as *A, const char *s, const char *e, was_sec sec, uint32_t value)
+{
+    was_sym *y = find_symbol(A, s, (size_t)(e - s), 1);
+    if (y->sec != WAS_SEC_UNDEF) {
+        error_at(A, s, "redefinition of '%s'", y->name);
+        ws_report(A->diag, WS_NOTE, y->def_line, y->def_col, "previous definition of '%s' is here", y->name);
+        return -1;
+    }
+    y->sec = sec;
+    y->value = value;
+    y->def_line = A->line;
+    y->def_col = (int)(s - A->bol) + 1;
+    return 0;
+}
+
+/* ---- Numbers and literals ------------------------------------------------------ */
+
+typedef struct num {
+    int is_float, is_hex;
+    int64_t ival;
+    uint32_t fbits;
+} num;
+
+/* Reads [s, e) as one number. 1: not shaped like a number; -1: an error was
+ * reported (out of range). */
+static int parse_number(as *A, const char *s, const char *e, num *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *p = s;
+    int neg = 0;
+    if (p < e && (*p == '+' || *p == '-')) neg = *p++ == '-';
+    if (token_is(p, e, "inf") || token_is(p, e, "nan")) {
+        out->is_float = 1;
+        out->fbits = (*p == 'i' ? 0x7f800000u : 0x7fc00000u) | (neg ? 0x80000000u : 0);
+        return 0;
+    }
+    if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        uint64_t v = 0;
+        for (const char *q = p + 2; q < e; q++) {
+            int c = tolower((unsigned char)*q), d;
+            if (is_digit(c)) d = c - '0';
+            else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+            else return 1;
+            v = v * 16 + (unsigned)d;
+            if (v > 0xffffffffu) return error_at(A, s, "'%.*s' does not fit in 32 bits", (int)(e - s), s);
+        }
+        out->is_hex = 1;
+        out->ival = neg ? -(int64_t)v : (int64_t)v;
+        return 0;
+    }
+    const char *q = p;
+    int ndig = 0;
+    while (q < e && is_digit(*q)) q++, ndig++;
+    if (q < e && *q == '.') {
+        out->is_float = 1;
+        for (q++; q < e && is_digit(*q); q++) ndig++;
+    }
+    if (ndig == 0) return 1;
+    if (q < e && (*q == 'e' || *q == 'E')) {
+        out->is_float = 1;
+        q++;
+        if (q < e && (*q == '+' || *q == '-')) q++;
+        if (q == e || !is_digit(*q)) return 1;
+        while (q < e && is_digit(*q)) q++;
+    }
+    if (q != e) return 1;
+    if (out->is_float) {
+        char buf[128];
+        if ((size_t)(e - s) >= sizeof buf) return error_at(A, s, "float literal is too long");
+        memcpy(buf, s, (size_t)(e - s));
+        buf[e - s] = 0;
+        errno = 0;
+        float f = strtof(buf, NULL);
+        /* Underflow to a denormal or zero is the nearest float; overflow is not. */
+        if (errno == ERANGE && isinf(f))
+            return error_at(A, s, "float literal '%.*s' is out of range", (int)(e - s), s);
+        out->fbits = wt_u(f);
+        return 0;
+    }
+    uint64_t v = 0;
+    for (const char *d = p; d < e; d++) {
+        v = v * 10 + (unsigned)(*d - '0');
+        if (v > 0xffffffffu) break;
+    }
+    if (v > (neg ? 0x80000000u : 0xffffffffu))
+        return error_at(A, s, "integer literal '%.*s' does not fit in 32 bits", (int)(e - s), s);
+    out->ival = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+/* A plain integer (decimal or hex) within [lo, hi], for directives and addends. */
+static int parse_int(as *A, const char *s, const char *e, int64_t lo, int64_t hi, int64_t *v)
+{
+    num n;
+    int r = parse_number(A, s, e, &n);
+    if (r < 0) return -1;
+    if (r > 0 || n.is_float) return error_at(A, s, "expected an integer, not '%.*s'", (int)(e - s), s);
+    if (n.ival < lo || n.ival > hi)
+        return error_at(A, s, "%.*s is out of range (%lld..%lld)", (int)(e - s), s, (long long)lo, (long long)hi);
+    *v = n.ival;
+    return 0;
+}
+
+/* A literal expression (section 3): a number, SYMBOL, SYMBOL+N or SYMBOL-N. ity is
+ * the operand's literal type: an integer in an 'f' operand is that float, a float
+ * in an 'i' operand is an error, hex is always the raw bits. */
+static int parse_literal(as *A, const char *s, const char *e, char ity, lit *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *q = scan_ident(s, e);
+    if (q > s && !token_is(s, e, "inf") && !token_is(s, e, "nan")) {
+        if (wt_opnd_parse(s, (size_t)(q - s)) >= 0 || looks_like_register(s, q))
+            return error_at(A, s, "'%.*s' cannot be used in an expression", (int)(q - s), s);
+        const char *p = skip_ws(q, e);
+        int64_t addend = 0;
+        if (p < e) {
+            if (*p != '+' && *p != '-')
+                return error_at(A, p, "unexpected '%.*s' after symbol", (int)(e - p), p);
+            int neg = *p == '-';
+            const char *ns = skip_ws(p + 1, e);
+            if (ns == e || *ns == '+' || *ns == '-') return error_at(A, ns, "expected a number after '%c'", *p);
+            if (parse_int(A, ns, e, 0, neg ? 0x80000000LL : 0x7fffffffLL, &addend) != 0) return -1;
+            if (neg) addend = -addend;
+        }
+        out->is_sym = 1;
+        out->sym = ref_symbol(A, s, q);
+        out->addend = (int32_t)addend;
+        return 0;
+    }
+    num n;
+    int r = parse_number(A, s, e, &n);
+    if (r < 0) return -1;
+    if (r > 0) return error_at(A, s, "invalid operand '%.*s'", (int)(e - s), s);
+    if (n.is_float) {
+        if (ity == 'i')
+            return error_at(A, s, "float literal '%.*s' in an integer operand", (int)(e - s), s);
+        out->bits = n.fbits;
+    } else if (ity == 'f' && !n.is_hex) {
+        out->bits = wt_u((float)n.ival);
+    } else {
+        out->bits = (uint32_t)n.ival;
+    }
+    return 0;
+}
+
+/* ---- Operands ------------------------------------------------------------------ */
+
+static int same_literal(const lit *a, const lit *b)
+{
+    if (a->is_sym != b->is_sym) return 0;
+    return a->is_sym ? a->sym == b->sym && a->addend == b->addend : a->bits == b->bits;
+}
+
+/* The literal field a literal goes to: an equal one already there, else the next
+ * free one. */
+static int assign_literal(as *A, bundle *B, const lit *L, const char *pos, uint8_t *code)
+{
+    for (int i = 0; i < B->nlits; i++)
+        if (same_literal(&B->lits[i], L)) {
+            *code = (uint8_t)(WT_OPND_IMM0 + i);
+            return 0;
+        }
+    if (B->nlits == 2) return error_at(A, pos, "more than two distinct literals in one bundle");
+    B->lits[B->nlits] = *L;
+    B->lit_line[B->nlits] = A->line;
+    B->lit_col[B->nlits] = (int)(pos - A->bol) + 1;
+    *code = (uint8_t)(WT_OPND_IMM0 + B->nlits);
+    B->nlits++;
+    return 0;
+}
+
+static int parse_source(as *A, bundle *B, const char *s, const char *e, char ity, uint8_t *code)
+{
+    trim(&s, &e);
+    if (s == e) return error_at(A, s, "expected an operand");
+    int o = wt_opnd_parse(s, (size_t)(e - s));
+    if (o >= 0) {
+        if (!wt_opnd_valid_src((unsigned)o))
+            return error_at(A, s, "'%.*s' is a destination-only gate and cannot be read", (int)(e - s), s);
+        *code = (uint8_t)o;
+        return 0;
+    }
+    if (*s == '@') return error_at(A, s, "unknown gate '%.*s'", (int)(e - s), s);
+    if (looks_like_register(s, e))
+        return error_at(A, s, "'%.*s' is not a register (r0..r%d)", (int)(e - s), s, WT_OPND_NREGS - 1);
+    if (*s == '[') return error_at(A, s, "a memory operand is not allowed here");
+    lit L;
+    if (parse_literal(A, s, e, ity, &L) != 0) return -1;
+    return assign_literal(A, B, &L, s, code);
+}
+
+static int parse_dest(as *A, const char *s, const char *e, uint8_t *code)
+{
+    int o = wt_opnd_parse(s, (size_t)(e - s));
+    if (o >= 0) {
+        if (!wt_opnd_valid_dst((unsigned)o))
+            return error_at(A, s, "'%.*s' cannot be a destination", (int)(e - s), s);
+        *code = (uint8_t)o;
+        return 0;
+    }
+    if (*s == '@') return error_at(A, s, "unknown gate '%.*s'", (int)(e - s), s);
+    if (looks_like_register(s, e))
+        return error_at(A, s, "'%.*s' is not a register (r0..r%d)", (int)(e - s), s, WT_OPND_NREGS - 1);
+    return error_at(A, s, "expected a register or an output gate as destination, not '%.*s'", (int)(e - s), s);
+}
+
+/* [A, B] or [A]: [A] reads r0 for B, which is 0 and costs no literal field. */
+static int parse_memory(as *A, bundle *B, const char *s, const char *e, wt_slot *sl)
+{
+    if (*s != '[' || e[-1] != ']' || e - s < 2)
+        return error_at(A, s, "expected a memory operand [A, B], not '%.*s'", (int)(e - s), s);
+    const char *ps[2], *pe[2];
+    int n;
+    if (split_commas(A, s + 1, e - 1, ps, pe, 2, &n, "[]") != 0) return -1;
+    if (n == 0) return error_at(A, s, "empty memory operand");
+    if (parse_source(A, B, ps[0], pe[0], 'i', &sl->opnd[1]) != 0) return -1;
+    sl->opnd[2] = WT_OPND_R0;
+    if (n == 2 && parse_source(A, B, ps[1], pe[1], 'i', &sl->opnd[2]) != 0) return -1;
+    return 0;
+}
+
+static int parse_target(as *A, bundle *B, const char *s, const char *e)
+{
+    if (is_digit(*s)) {
+        int64_t v;
+        if (parse_int(A, s, e, 0, 0xffff, &v) != 0) return -1;
+        B->insn.target = (uint16_t)v;
+        return 0;
+    }
+    const char *q = scan_ident(s, e);
+    if (q != e || q == s || wt_opnd_parse(s, (size_t)(e - s)) >= 0 || looks_like_register(s, e))
+        return error_at(A, s, "expected a label or a bundle number as branch target, not '%.*s'",
+                        (int)(e - s), s);
+    B->target = ref_symbol(A, s, e);
+    B->target_col = (int)(s - A->bol) + 1;
+    return 0;
+}
+
+/* ---- Bundles ------------------------------------------------------------------- */
+
+static int parse_operation(as *A, bundle *B, const char *s, const char *e)
+{
+    trim(&s, &e);
+    if (s == e) return error_at(A, s, "expected an operation");
+    const char *q = s;
+    while (q < e && isalnum((unsigned char)*q)) q++;
+    if (q == s || (q < e && !is_space(*q)))
+        return error_at(A, s, "expected an operation, not '%.*s'", (int)(e - s), s);
+    char name[16];
+    size_t n = (size_t)(q - s);
+    if (n >= sizeof name) return error_at(A, s, "unknown operation '%.*s'", (int)n, s);
+    memcpy(name, s, n);
+    name[n] = 0;
+    const char *os[4], *oe[4];
+    int nops;
+    if (strcmp(name, "nop") == 0) {
+        if (skip_ws(q, e) != e) return error_at(A, skip_ws(q, e), "'nop' takes no operands");
+        return 0;
+    }
+    wt_op op = wt_op_lookup(name);
+    if (op == WT_OP_NONE) return error_at(A, s, "unknown operation '%s'", name);
+    const wt_op_info *info = &wt_ops[op];
+    if (split_commas(A, q, e, os, oe, 4, &nops, name) != 0) return -1;
+    int want = (int)strlen(info->sig);
+    if (nops != want)
+        return error_at(A, s, "'%s' takes %d operand%s, got %d", name, want, want == 1 ? "" : "s", nops);
+
+    int slot = -1;
+    for (int k = 0; k < WT_NSLOTS; k++)
+        if (wt_slot_layouts[k].uclass == info->uclass && B->insn.slot[k].op == WT_OP_NONE) {
+            slot = k;
+            break;
+        }
+    if (slot < 0)
+        return error_at(A, s, "too many %s operations in one bundle", wt_unit_class_name(info->uclass));
+    wt_slot *sl = &B->insn.slot[slot];
+
+    for (int i = 0; i < want; i++) {
+        char c = info->sig[i];
+        const char *ts = os[i], *te = oe[i];
+        int sub = wt_sig_subfield(c);
+        int rc;
+        switch (c) {
+        case 'd':
+            rc = parse_dest(A, ts, te, &sl->opnd[sub]);
+            break;
+        case 'K': {
+            int o = wt_opnd_parse(ts, (size_t)(te - ts));
+            rc = 0;
+            if (o < 0 || !wt_opnd_is_reg((unsigned)o))
+                rc = error_at(A, ts, "the counter of '%s' must be a register, not '%.*s'", name,
+                              (int)(te - ts), ts);
+            else
+                sl->opnd[sub] = (uint8_t)o;
+            break;
+        }
+        case 'm':
+            rc = parse_memory(A, B, ts, te, sl);
+            break;
+        case 't':
+            rc = parse_target(A, B, ts, te);
+            break;
+        default:
+            rc = parse_source(A, B, ts, te, info->imm_type, &sl->opnd[sub]);
+            break;
+        }
+        if (rc != 0) return -1;
+    }
+    sl->op = (uint16_t)op;
+    return 0;
+}
+
+static void add_reloc(was_relocs *r, uint32_t offset, uint32_t type, was_sym *sym, int32_t addend,
+                      int line, int col)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 64;
+        r->v = ws_xrealloc(r->v, r->cap * sizeof *r->v);
+    }
+    r->v[r->n++] = (was_reloc){offset, type, sym, addend, line, col};
+}
+
+static void put32(ws_buf *b, uint32_t v)
+{
+    uint8_t w[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    ws_buf_append(b, w, 4);
+}
+
+static void parse_bundle(as *A, const char *s, const char *e)
+{
+    if (A->sec != WAS_SEC_TEXT) {
+        error_at(A, s, "operations are only allowed in .text");
+        return;
+    }
+    if (A->u.text.len / WT_BUNDLE_BYTES >= MAX_TEXT_BUNDLES) {
+        error_at(A, s, "more than %u bundles in .text", MAX_TEXT_BUNDLES);
+        return;
+    }
+    bundle B;
+    memset(&B, 0, sizeof B);
+    const char *start = s;
+    for (const char *p = s;; p++) {
+        if (p == e || *p == '|') {
+            if (parse_operation(A, &B, start, p) != 0) return;
+            if (p == e) break;
+            start = p + 1;
+        }
+    }
+    uint32_t off = (uint32_t)A->u.text.len;
+    for (int i = 0; i < B.nlits; i++) {
+        if (B.lits[i].is_sym)
+            add_reloc(&A->u.rtext, off, WT_R_IMM0 + (uint32_t)i, B.lits[i].sym, B.lits[i].addend,
+                      B.lit_line[i], B.lit_col[i]);
+        else
+            B.insn.imm[i] = B.lits[i].bits;
+    }
+    if (B.target) add_reloc(&A->u.rtext, off, WT_R_TARGET, B.target, 0, A->line, B.target_col);
+    uint8_t bytes[WT_BUNDLE_BYTES];
+    wt_encode(&B.insn, bytes);
+    ws_buf_append(&A->u.text, bytes, sizeof bytes);
+    if (A->loc_pending) {
+        put32(&A->u.warp_lines, off);
+        put32(&A->u.warp_lines, A->loc_line);
+        put32(&A->u.warp_lines, A->loc_col);
+        put32(&A->u.warp_lines, A->loc_file);
+        A->loc_pending = 0;
+    }
+}
+
+/* ---- Directives ---------------------------------------------------------------- */
+
+typedef struct dargs {
+    const char *name_pos;   /* the directive, for errors about it as a whole */
+    const char *name;
+    const char *s[16], *e[16];
+    int n;
+} dargs;
+
+static int want_args(as *A, const dargs *d, int lo, int hi)
+{
+    if (d->n >= lo && d->n <= hi) return 0;
+    if (lo == hi)
+        return error_at(A, d->name_pos, "'%s' takes %d argument%s, got %d", d->name, lo, lo == 1 ? "" : "s", d->n);
+    return error_at(A, d->name_pos, "'%s' takes %d to %d arguments, got %d", d->name, lo, hi, d->n);
+}
+
+/* A symbol name argument: the whole argument must be one name. */
+static int name_arg(as *A, const char *s, const char *e)
+{
+    const char *q = scan_ident(s, e);
+    if (q == s || q != e) return error_at(A, s, "expected a symbol name, not '%.*s'", (int)(e - s), s);
+    if (wt_opnd_parse(s, (size_t)(e - s)) >= 0 || looks_like_register(s, e))
+        return error_at(A, s, "'%.*s' is an operand name and cannot be a symbol", (int)(e - s), s);
+    return 0;
+}
+
+static int grow_section(as *A, const char *pos, uint64_t new_size)
+{
+    if (new_size > MAX_SECTION_BYTES) return error_at(A, pos, "section is larger than %u bytes", MAX_SECTION_BYTES);
+    return 0;
+}
+
+static void zero_fill(as *A, uint32_t n)
+{
+    static const char zeros[256];
+    if (A->sec == WAS_SEC_BSS) {
+        A->u.bss_size += n;
+        return;
+    }
+    while (n > 0) {
+        uint32_t k = n < sizeof zeros ? n : (uint32_t)sizeof zeros;
+        ws_buf_append(&A->u.data, zeros, k);
+        n -= k;
+    }
+}
+
+static int dir_model(as *A, dargs *d)
+{
+    if (want_args(A, d, 1, 1) != 0 || name_arg(A, d->s[0], d->e[0]) != 0) return -1;
+    char name[16];
+    size_t n = (size_t)(d->e[0] - d->s[0]);
+    const wt_model *m = NULL;
+    if (n < sizeof name) {
+        memcpy(name, d->s[0], n);
+        name[n] = 0;
+        m = wt_model_by_name(name);
+    }
+    if (!m) return error_at(A, d->s[0], "unknown model '%.*s' (expected warp or iwarp)", (int)n, d->s[0]);
+    if (A->want && A->want != m)
+        return error_at(A, d->s[0], "'.model %s' does not match -mcpu=%s", m->name, A->want->name);
+    if (A->model && A->model != m)
+        return error_at(A, d->s[0], "'.model %s' conflicts with the earlier '.model %s'", m->name, A->model->name);
+    A->model = m;
+    return 0;
+}
+
+static int dir_cells(as *A, dargs *d)
+{
+    int64_t first, last;
+    if (want_args(A, d, 2, 2) != 0) return -1;
+    if (parse_int(A, d->s[0], d->e[0], 0, 0x7fffffff, &first) != 0) return -1;
+    if (parse_int(A, d->s[1], d->e[1], 0, 0x7fffffff, &last) != 0) return -1;
+    if (first > last) return error_at(A, d->s[0], "first cell %lld is after last cell %lld", (long long)first, (long long)last);
+    if (A->have_cells && (A->cells_first != first || A->cells_last != last))
+        return error_at(A, d->name_pos, "'.cells %lld, %lld' conflicts with the earlier '.cells %ld, %ld'",
+                        (long long)first, (long long)last, A->cells_first, A->cells_last);
+    if (!A->have_cells) ws_buf_printf(&A->u.warp_cells, "%lld %lld 0\n", (long long)first, (long long)last);
+    A->have_cells = 1;
+    A->cells_first = (long)first;
+    A->cells_last = (long)last;
+    return 0;
+}
+
+static uint32_t file_index(as *A, const char *name, size_t n)
+{
+    for (size_t i = 0; i < A->nfiles; i++)
+        if (strlen(A->files[i]) == n && memcmp(A->files[i], name, n) == 0) return (uint32_t)i;
+    A->files = ws_xrealloc(A->files, (A->nfiles + 1) * sizeof *A->files);
+    A->files[A->nfiles] = ws_xstrndup(name, n);
+    ws_buf_append(&A->u.warp_files, name, n);
+    ws_buf_append(&A->u.warp_files, "", 1);
+    return (uint32_t)A->nfiles++;
+}
+
+static int dir_file(as *A, dargs *d)
+{
+    if (want_args(A, d, 1, 1) != 0) return -1;
+    const char *s = d->s[0], *e = d->e[0];
+    if (*s != '"' || e - s < 2 || e[-1] != '"')
+        return error_at(A, s, "expected a quoted file name, not '%.*s'", (int)(e - s), s);
+    ws_buf name = {0};
+    for (const char *p = s + 1; p < e - 1; p++) {
+        char c = *p;
+        if (c == '\\') {
+            if (++p >= e - 1) { ws_buf_free(&name); return error_at(A, p, "unterminated escape"); }
+            switch (*p) {
+            case '\\': case '"': c = *p; break;
+            case 'n': c = '\n'; break;
+            case 't': c = '\t'; break;
+            default: ws_buf_free(&name); return error_at(A, p - 1, "unknown escape '\\%c'", *p);
+            }
+        } else if (c == '"') {
+            ws_buf_free(&name);
+            return error_at(A, p, "unexpected '\"' in file name");
+        }
+        ws_buf_append(&name, &c, 1);
+    }
+    if (name.len == 0) return error_at(A, s, "empty file name");
+    A->cur_file = (int)file_index(A, name.data, name.len);
+    ws_buf_free(&name);
+    return 0;
+}
+
+/* .loc LINE [COL]: the arguments may be separated by blanks, as gas writes them. */
+static int dir_loc(as *A, const char *pos, const char *s, const char *e)
+{
+    int64_t v[2] = {0, 0};
+    int n = 0;
+    const char *p = skip_ws(s, e);
+    while (p < e) {
+        const char *q = p;
+        while (q < e && !is_space(*q) && *q != ',') q++;
+        if (q == p) return error_at(A, p, "expected a number");
+        if (n == 2) return error_at(A, p, "too many arguments to '.loc'");
+        if (parse_int(A, p, q, 0, 0xffffffffLL, &v[n]) != 0) return -1;
+        n++;
+        p = skip_ws(q, e);
+        if (p < e && *p == ',') p = skip_ws(p + 1, e);
+    }
+    if (n == 0) return error_at(A, pos, "'.loc' takes a line and an optional column");
+    /* Without a .file the lines can only be of the assembly itself. */
+    if (A->cur_file < 0) A->cur_file = (int)file_index(A, A->path, strlen(A->path));
+    A->loc_pending = 1;
+    A->loc_line = (uint32_t)v[0];
+    A->loc_col = (uint32_t)v[1];
+    A->loc_file = (uint32_t)A->cur_file;
+    return 0;
+}
+
+static int dir_host(as *A, dargs *d)
+{
+    if (want_args(A, d, 4, 5) != 0 || name_arg(A, d->s[0], d->e[0]) != 0) return -1;
+    const char *dir, *type;
+    if (token_is(d->s[1], d->e[1], "in")) dir = "in";
+    else if (token_is(d->s[1], d->e[1], "out")) dir = "out";
+    else return error_at(A, d->s[1], "expected 'in' or 'out', not '%.*s'", (int)(d->e[1] - d->s[1]), d->s[1]);
+    if (token_is(d->s[2], d->e[2], "float")) type = "float";
+    else if (token_is(d->s[2], d->e[2], "int")) type = "int";
+    else return error_at(A, d->s[2], "expected 'float' or 'int', not '%.*s'", (int)(d->e[2] - d->s[2]), d->s[2]);
+    int64_t d0, d1 = 0;
+    if (parse_int(A, d->s[3], d->e[3], 0, MAX_SECTION_BYTES / 4, &d0) != 0) return -1;
+    if (d->n == 5 && parse_int(A, d->s[4], d->e[4], 0, MAX_SECTION_BYTES / 4, &d1) != 0) return -1;
+    if (d0 == 0 && d1 != 0) return error_at(A, d->s[4], "a scalar (first dimension 0) has no second dimension");
+    uint64_t elems = d0 == 0 ? 1 : (uint64_t)d0 * (uint64_t)(d1 ? d1 : 1);
+    uint64_t bytes = elems * 4;
+    if (grow_section(A, d->s[3], A->u.host_size + bytes) != 0) return -1;
+    if (define_symbol(A, d->s[0], d->e[0], WAS_SEC_HOST, A->u.host_size) != 0) return -1;
+    was_sym *y = find_symbol(A, d->s[0], (size_t)(d->e[0] - d->s[0]), 0);
+    /* Host arrays are the program's interface to the host: every object naming
+     * one means the same array, so the symbol is always global. */
+    y->global = 1;
+    y->type = STT_OBJECT;
+    y->size = (uint32_t)bytes;
+    A->u.host_size += (uint32_t)bytes;
+    ws_buf_printf(&A->u.warp_host, "%s %s %s %lld %lld\n", y->name, dir, type, (long long)d0, (long long)d1);
+    return 0;
+}
+
+static int dir_globl(as *A, dargs *d)
+{
+    if (d->n == 0) return error_at(A, d->name_pos, "'%s' needs a symbol name", d->name);
+    for (int i = 0; i < d->n; i++) {
+        if (name_arg(A, d->s[i], d->e[i]) != 0) return -1;
+        find_symbol(A, d->s[i], (size_t)(d->e[i] - d->s[i]), 1)->global = 1;
+    }
+    return 0;
+}
+
+static int dir_type(as *A, dargs *d)
+{
+    if (want_args(A, d, 2, 2) != 0 || name_arg(A, d->s[0], d->e[0]) != 0) return -1;
+    const char *s = d->s[1], *e = d->e[1];
+    int type;
+    if (*s == '@' || *s == '%') s++;
+    if (token_is(s, e, "function")) type = STT_FUNC;
+    else if (token_is(s, e, "object")) type = STT_OBJECT;
+    else if (token_is(s, e, "notype")) type = STT_NOTYPE;
+    else return error_at(A, d->s[1], "expected @function, @object or @notype, not '%.*s'", (int)(e - d->s[1]), d->s[1]);
+    find_symbol(A, d->s[0], (size_t)(d->e[0] - d->s[0]), 1)->type = type;
+    return 0;
+}
+
+/* .size NAME, N or .size NAME, .-NAME (the bytes from the label to here). */
+static int dir_size(as *A, dargs *d)
+{
+    if (want_args(A, d, 2, 2) != 0 || name_arg(A, d->s[0], d->e[0]) != 0) return -1;
+    was_sym *y = find_symbol(A, d->s[0], (size_t)(d->e[0] - d->s[0]), 1);
+    const char *s = d->s[1], *e = d->e[1];
+    if (*s == '.' && (s + 1 == e || is_space(s[1]) || s[1] == '-')) {
+        const char *p = skip_ws(s + 1, e);
+        if (p == e || *p != '-') return error_at(A, s, "expected '.-SYMBOL' or a number");
+        const char *ns = skip_ws(p + 1, e);
+        if (name_arg(A, ns, e) != 0) return -1;
+        was_sym *from = find_symbol(A, ns, (size_t)(e - ns), 0);
+        if (!from || from->sec == WAS_SEC_UNDEF || from->sec != A->sec)
+            return error_at(A, ns, "'%.*s' is not defined earlier in this section", (int)(e - ns), ns);
+        y->size = section_offset(A) - from->value;
+        return 0;
+    }
+    int64_t v;
+    if (parse_int(A, s, e, 0, 0xffffffffLL, &v) != 0) return -1;
+    y->size = (uint32_t)v;
+    return 0;
+}
+
+/* In .text every bundle already sits on a bundle boundary, the only alignment
+ * program memory has, so .align there asks for nothing. */
+static int dir_align(as *A, dargs *d)
+{
+    int64_t v;
+    if (want_args(A, d, 1, 1) != 0 || parse_int(A, d->s[0], d->e[0], 1, 4096, &v) != 0) return -1;
+    if (v & (v - 1)) return error_at(A, d->s[0], "alignment %lld is not a power of two", (long long)v);
+    if (A->sec == WAS_SEC_TEXT) return 0;
+    uint32_t off = section_offset(A), pad = (uint32_t)((v - off % v) % v);
+    if (grow_section(A, d->s[0], (uint64_t)off + pad) != 0) return -1;
+    zero_fill(A, pad);
+    uint32_t *align = A->sec == WAS_SEC_DATA ? &A->u.data_align : &A->u.bss_align;
+    if (*align < (uint32_t)v) *align = (uint32_t)v;
+    return 0;
+}
+
+/* .word takes any number of values, so it reads its own list. */
+static int dir_word(as *A, const char *pos, const char *s, const char *e)
+{
+    if (A->sec != WAS_SEC_DATA)
+        return error_at(A, pos, "'.word' is only allowed in .data%s",
+                        A->sec == WAS_SEC_BSS ? " (use .zero in .bss)" : "");
+    trim(&s, &e);
+    if (s == e) return error_at(A, pos, "'.word' needs at least one value");
+    for (const char *start = s, *p = s;; p++) {
+        if (p < e && *p != ',') continue;
+        const char *vs = start, *ve = p;
+        trim(&vs, &ve);
+        if (vs == ve) return error_at(A, vs, "expected a value");
+        if (grow_section(A, vs, A->u.data.len + 4u) != 0) return -1;
+        lit L;
+        if (parse_literal(A, vs, ve, 'x', &L) != 0) return -1;
+        if (L.is_sym)
+            add_reloc(&A->u.rdata, (uint32_t)A->u.data.len, WT_R_ABS32, L.sym, L.addend, A->line,
+                      (int)(vs - A->bol) + 1);
+        put32(&A->u.data, L.is_sym ? 0 : L.bits);
+        if (p == e) return 0;
+        start = p + 1;
+    }
+}
+
+static int dir_zero(as *A, dargs *d)
+{
+    int64_t v;
+    if (A->sec == WAS_SEC_TEXT) return error_at(A, d->name_pos, "'.zero' is not allowed in .text");
+    if (want_args(A, d, 1, 1) != 0 || parse_int(A, d->s[0], d->e[0], 0, MAX_SECTION_BYTES, &v) != 0) return -1;
+    if (grow_section(A, d->s[0], (uint64_t)section_offset(A) + (uint64_t)v) != 0) return -1;
+    zero_fill(A, (uint32_t)v);
+    return 0;
+}
+
+static void parse_directive(as *A, const char *s, const char *e)
+{
+    const char *q = scan_ident(s, e);
+    if (q == s) {
+        error_at(A, s, "expected a directive, a label or an operation");
+        return;
+    }
+    char name[32];
+    size_t n = (size_t)(q - s);
+    if (n >= sizeof name) n = sizeof name - 1;
+    memcpy(name, s, n);
+    name[n] = 0;
+    if (q < e && !is_space(*q)) {
+        error_at(A, q, "unexpected '%c' after '%s'", *q, name);
+        return;
+    }
+    if (strcmp(name, ".loc") == 0) {
+        dir_loc(A, s, q, e);
+        return;
+    }
+    if (strcmp(name, ".word") == 0) {
+        dir_word(A, s, q, e);
+        return;
+    }
+    dargs d = {.name_pos = s, .name = name};
+    if (split_commas(A, q, e, d.s, d.e, 16, &d.n, name) != 0) return;
+    if (strcmp(name, ".text") == 0 || strcmp(name, ".data") == 0 || strcmp(name, ".bss") == 0) {
+        if (want_args(A, &d, 0, 0) == 0)
+            A->sec = name[1] == 't' ? WAS_SEC_TEXT : name[1] == 'd' ? WAS_SEC_DATA : WAS_SEC_BSS;
+    } else if (strcmp(name, ".model") == 0) {
+        dir_model(A, &d);
+    } else if (strcmp(name, ".cells") == 0) {
+        dir_cells(A, &d);
+    } else if (strcmp(name, ".file") == 0) {
+        dir_file(A, &d);
+    } else if (strcmp(name, ".host") == 0) {
+        dir_host(A, &d);
+    } else if (strcmp(name, ".globl") == 0 || strcmp(name, ".global") == 0) {
+        dir_globl(A, &d);
+    } else if (strcmp(name, ".type") == 0) {
+        dir_type(A, &d);
+    } else if (strcmp(name, ".size") == 0) {
+        dir_size(A, &d);
+    } else if (strcmp(name, ".align") == 0) {
+        dir_align(A, &d);
+    } else if (strcmp(name, ".zero") == 0) {
+        dir_zero(A, &d);
+    } else {
+        error_at(A, s, "unknown directive '%s'", name);
+    }
+}
+
+/* ---- Lines ----------------------------------------------------------------------- */
+
+/* Where the line's comment starts (a ';' outside a string), or its end. */
+static const char *comment_start(const char *p, const char *e)
+{
+    int in_str = 0;
+    for (; p < e; p++) {
+        if (in_str) {
+            if (*p == '\\' && p + 1 < e) p++;
+            else if (*p == '"') in_str = 0;
+        } else if (*p == '"') {
+            in_str = 1;
+        } else if (*p == ';') {
+            return p;
+        }
+    }
+    return e;
+}
+
+static void parse_line(as *A, const char *s, const char *e)
+{
+    const char *p = skip_ws(s, e);
+    for (;;) {
+        const char *q = scan_ident(p, e);
+        if (q == p) break;
+        const char *r = skip_ws(q, e);
+        if (r == e || *r != ':') break;
+        if (wt_opnd_parse(p, (size_t)(q - p)) >= 0 || looks_like_register(p, q)) {
+            error_at(A, p, "'%.*s' is an operand name and cannot be a label", (int)(q - p), p);
+            return;
+        }
+        if (define_symbol(A, p, q, A->sec, section_offset(A)) != 0) return;
+        p = skip_ws(r + 1, e);
+    }
+    if (p == e) return;
+    if (*p == '.' && !(p + 1 < e && is_digit(p[1]))) parse_directive(A, p, e);
+    else parse_bundle(A, p, e);
+}
+
+/* Checks that need the whole file: labels used but never defined, branches to
+ * labels outside .text. */
+static void check_references(as *A)
+{
+    for (size_t i = 0; i < A->u.nsyms; i++) {
+        was_sym *y = A->u.syms[i];
+        if (y->referenced && y->sec == WAS_SEC_UNDEF && strncmp(y->name, ".L", 2) == 0)
+            ws_report(A->diag, WS_ERROR, y->ref_line, y->ref_col, "undefined local label '%s'", y->name);
+    }
+    for (size_t i = 0; i < A->u.rtext.n; i++) {
+        was_reloc *r = &A->u.rtext.v[i];
+        if (r->type == WT_R_TARGET && r->sym->sec != WAS_SEC_UNDEF && r->sym->sec != WAS_SEC_TEXT)
+            ws_report(A->diag, WS_ERROR, r->line, r->col, "branch target '%s' is not in .text", r->sym->name);
+    }
+}
+
+static void free_unit(as *A)
+{
+    for (size_t i = 0; i < A->u.nsyms; i++) {
+        free(A->u.syms[i]->name);
+        free(A->u.syms[i]);
+    }
+    free(A->u.syms);
+    free(A->u.rtext.v);
+    free(A->u.rdata.v);
+    ws_buf_free(&A->u.text);
+    ws_buf_free(&A->u.data);
+    ws_buf_free(&A->u.warp_host);
+    ws_buf_free(&A->u.warp_cells);
+    ws_buf_free(&A->u.warp_lines);
+    ws_buf_free(&A->u.warp_files);
+    for (size_t i = 0; i < A->nfiles; i++) free(A->files[i]);
+    free(A->files);
+    free(A->tab);
+}
+
+int was_assemble(const char *path, const char *text, size_t len, const was_options *opts,
+                 const char *out_path, ws_diag *diag)
+{
+    as A;
+    memset(&A, 0, sizeof A);
+    A.diag = diag;
+    A.path = path;
+    A.want = opts ? opts->model : NULL;
+    A.sec = WAS_SEC_TEXT;
+    A.cur_file = -1;
+    A.u.data_align = A.u.bss_align = 4;
+    int errors_before = diag->errors;
+
+    const char *end = text + len;
+    for (const char *p = text; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        A.line++;
+        A.bol = p;
+        parse_line(&A, p, comment_start(p, le));
+        p = nl ? nl + 1 : end;
+        if (diag->max_errors && diag->errors > diag->max_errors) break;
+    }
+    check_references(&A);
+
+    int rc = -1;
+    if (diag->errors == errors_before) {
+        const wt_model *m = A.model ? A.model : A.want;
+        A.u.e_flags = !m ? WT_EF_ANY_MODEL : m->id == WT_MODEL_IWARP ? WT_EF_IWARP : 0;
+        rc = was_write_object(&A.u, out_path);
+    }
+    free_unit(&A);
+    return rc;
+}

@@ -1,0 +1,245 @@
+/* The object writer: the parsed unit as an ELF32 little-endian ET_REL file with
+ * exactly the sections of docs/design.md, section 4, always all of them and always
+ * in the same order, so the linker finds them by name and the same source gives
+ * the same bytes. The file layout is computed here (ELF_F_LAYOUT) rather than left
+ * to libelf, which keeps it the same across libelf versions. */
+#include <elf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "was_internal.h"
+
+enum {
+    S_NULL, S_TEXT, S_DATA, S_BSS, S_HOST, S_WHOST, S_WCELLS, S_WLINES, S_WFILES,
+    S_RELA_TEXT, S_RELA_DATA, S_SYMTAB, S_STRTAB, S_SHSTRTAB, S_COUNT
+};
+
+typedef struct sec {
+    const char *name;
+    uint32_t type, flags, link, info, align, entsize;
+    const void *data;
+    uint32_t size;
+    uint32_t name_off;      /* in .shstrtab */
+} sec;
+
+static void put32(ws_buf *b, uint32_t v)
+{
+    uint8_t w[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    ws_buf_append(b, w, 4);
+}
+
+static void put_sym(ws_buf *b, uint32_t name, uint32_t value, uint32_t size, int bind, int type,
+                    uint16_t shndx)
+{
+    put32(b, name);
+    put32(b, value);
+    put32(b, size);
+    uint8_t tail[4] = {(uint8_t)ELF32_ST_INFO(bind, type), STV_DEFAULT, (uint8_t)shndx, (uint8_t)(shndx >> 8)};
+    ws_buf_append(b, tail, 4);
+}
+
+static uint32_t add_string(ws_buf *strtab, const char *s)
+{
+    uint32_t off = (uint32_t)strtab->len;
+    ws_buf_append(strtab, s, strlen(s) + 1);
+    return off;
+}
+
+static uint16_t shndx_of(was_sec s)
+{
+    switch (s) {
+    case WAS_SEC_TEXT: return S_TEXT;
+    case WAS_SEC_DATA: return S_DATA;
+    case WAS_SEC_BSS: return S_BSS;
+    case WAS_SEC_HOST: return S_HOST;
+    default: return SHN_UNDEF;
+    }
+}
+
+/* Local labels (.L...) are the compiler's; they stay out of the symbol table, and
+ * relocations against any local go through its section's symbol. */
+static int is_emitted_local(const was_sym *y)
+{
+    return !y->global && y->sec != WAS_SEC_UNDEF && strncmp(y->name, ".L", 2) != 0;
+}
+
+static int is_emitted_global(const was_sym *y)
+{
+    return y->global || (y->sec == WAS_SEC_UNDEF && y->referenced);
+}
+
+static void build_symtab(was_unit *u, ws_buf *symtab, ws_buf *strtab, uint32_t *first_global)
+{
+    ws_buf_append(strtab, "", 1);
+    put_sym(symtab, 0, 0, 0, STB_LOCAL, STT_NOTYPE, SHN_UNDEF);
+    for (uint16_t s = S_TEXT; s <= S_HOST; s++) put_sym(symtab, 0, 0, 0, STB_LOCAL, STT_SECTION, s);
+    uint32_t index = 1 + (S_HOST - S_TEXT + 1);
+    for (size_t i = 0; i < u->nsyms; i++) {
+        was_sym *y = u->syms[i];
+        if (!is_emitted_local(y)) continue;
+        y->elf_index = index++;
+        put_sym(symtab, add_string(strtab, y->name), y->value, y->size, STB_LOCAL, y->type, shndx_of(y->sec));
+    }
+    *first_global = index;
+    for (size_t i = 0; i < u->nsyms; i++) {
+        was_sym *y = u->syms[i];
+        if (!is_emitted_global(y)) continue;
+        y->elf_index = index++;
+        put_sym(symtab, add_string(strtab, y->name), y->sec == WAS_SEC_UNDEF ? 0 : y->value, y->size,
+                STB_GLOBAL, y->type, shndx_of(y->sec));
+    }
+}
+
+static void build_rela(const was_relocs *r, ws_buf *out)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const was_reloc *x = &r->v[i];
+        uint32_t sym = x->sym->elf_index;
+        uint32_t addend = (uint32_t)x->addend;
+        if (!is_emitted_global(x->sym)) {
+            sym = shndx_of(x->sym->sec);  /* section symbols have the sections' indices */
+            addend += x->sym->value;
+        }
+        put32(out, x->offset);
+        put32(out, ELF32_R_INFO(sym, x->type));
+        put32(out, addend);
+    }
+}
+
+static uint32_t align_up(uint32_t v, uint32_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
+
+/* The ELF file itself, on an open descriptor. 0, or -1 with libelf's reason. */
+static int emit(int fd, uint32_t e_flags, sec *secs)
+{
+    if (elf_version(EV_CURRENT) == EV_NONE) return -1;
+    Elf *e = elf_begin(fd, ELF_C_WRITE, NULL);
+    if (!e) return -1;
+    Elf32_Ehdr *eh = elf32_newehdr(e);
+    if (!eh) goto fail;
+    memcpy(eh->e_ident, ELFMAG, SELFMAG);
+    eh->e_ident[EI_CLASS] = ELFCLASS32;
+    eh->e_ident[EI_DATA] = ELFDATA2LSB;
+    eh->e_ident[EI_VERSION] = EV_CURRENT;
+    eh->e_ident[EI_OSABI] = ELFOSABI_NONE;
+    eh->e_type = ET_REL;
+    eh->e_machine = WT_EM_WARP;
+    eh->e_version = EV_CURRENT;
+    eh->e_flags = e_flags;
+    eh->e_ehsize = sizeof(Elf32_Ehdr);
+    eh->e_shentsize = sizeof(Elf32_Shdr);
+    eh->e_shstrndx = S_SHSTRTAB;
+
+    uint32_t off = sizeof(Elf32_Ehdr);
+    for (int i = 1; i < S_COUNT; i++) {
+        Elf_Scn *scn = elf_newscn(e);
+        Elf32_Shdr *sh = scn ? elf32_getshdr(scn) : NULL;
+        if (!sh) goto fail;
+        sec *s = &secs[i];
+        off = align_up(off, s->align);
+        sh->sh_name = s->name_off;
+        sh->sh_type = s->type;
+        sh->sh_flags = s->flags;
+        sh->sh_offset = off;
+        sh->sh_size = s->size;
+        sh->sh_link = s->link;
+        sh->sh_info = s->info;
+        sh->sh_addralign = s->align;
+        sh->sh_entsize = s->entsize;
+        if (s->type != SHT_NOBITS && s->size > 0) {
+            Elf_Data *d = elf_newdata(scn);
+            if (!d) goto fail;
+            d->d_buf = (void *)s->data;
+            d->d_size = s->size;
+            d->d_type = ELF_T_BYTE;
+            d->d_align = 1;
+            d->d_off = 0;
+            d->d_version = EV_CURRENT;
+            off += s->size;
+        }
+    }
+    eh->e_shoff = align_up(off, 4);
+    elf_flagelf(e, ELF_C_SET, ELF_F_LAYOUT);
+    if (elf_update(e, ELF_C_WRITE) < 0) goto fail;
+    elf_end(e);
+    return 0;
+fail:
+    elf_end(e);
+    return -1;
+}
+
+int was_write_object(was_unit *u, const char *out_path)
+{
+    ws_buf symtab = {0}, strtab = {0}, shstrtab = {0}, rtext = {0}, rdata = {0};
+    uint32_t first_global;
+    build_symtab(u, &symtab, &strtab, &first_global);
+    build_rela(&u->rtext, &rtext);
+    build_rela(&u->rdata, &rdata);
+
+    sec secs[S_COUNT] = {
+        [S_TEXT] = {".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0, 8, WT_BUNDLE_BYTES,
+                    u->text.data, (uint32_t)u->text.len},
+        [S_DATA] = {".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 0, 0, u->data_align, 0,
+                    u->data.data, (uint32_t)u->data.len},
+        [S_BSS] = {".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 0, 0, u->bss_align, 0, NULL, u->bss_size},
+        [S_HOST] = {".host", SHT_NOBITS, 0, 0, 0, 4, 0, NULL, u->host_size},
+        [S_WHOST] = {".warp.host", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_host.data, (uint32_t)u->warp_host.len},
+        [S_WCELLS] = {".warp.cells", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_cells.data, (uint32_t)u->warp_cells.len},
+        [S_WLINES] = {".warp.lines", SHT_PROGBITS, 0, 0, 0, 4, 16, u->warp_lines.data, (uint32_t)u->warp_lines.len},
+        [S_WFILES] = {".warp.files", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_files.data, (uint32_t)u->warp_files.len},
+        [S_RELA_TEXT] = {".rela.text", SHT_RELA, SHF_INFO_LINK, S_SYMTAB, S_TEXT, 4, sizeof(Elf32_Rela),
+                         rtext.data, (uint32_t)rtext.len},
+        [S_RELA_DATA] = {".rela.data", SHT_RELA, SHF_INFO_LINK, S_SYMTAB, S_DATA, 4, sizeof(Elf32_Rela),
+                         rdata.data, (uint32_t)rdata.len},
+        [S_SYMTAB] = {".symtab", SHT_SYMTAB, 0, S_STRTAB, first_global, 4, sizeof(Elf32_Sym),
+                      symtab.data, (uint32_t)symtab.len},
+        [S_STRTAB] = {".strtab", SHT_STRTAB, 0, 0, 0, 1, 0, strtab.data, (uint32_t)strtab.len},
+        [S_SHSTRTAB] = {".shstrtab", SHT_STRTAB, 0, 0, 0, 1, 0, NULL, 0},
+    };
+    ws_buf_append(&shstrtab, "", 1);
+    for (int i = 1; i < S_COUNT; i++) secs[i].name_off = add_string(&shstrtab, secs[i].name);
+    secs[S_SHSTRTAB].data = shstrtab.data;
+    secs[S_SHSTRTAB].size = (uint32_t)shstrtab.len;
+
+    int rc = -1;
+    FILE *tmp = NULL;
+    ws_output out;
+    int to_stdout = strcmp(out_path, "-") == 0;
+    /* libelf writes with pwrite, which a pipe refuses: standard output gets a copy
+     * of a finished temporary file. */
+    FILE *f = to_stdout ? (tmp = tmpfile()) : ws_output_open(&out, out_path, 1);
+    if (!f) {
+        ws_file_error(out_path, "cannot write: %s", strerror(errno));
+        goto done;
+    }
+    if (emit(fileno(f), u->e_flags, secs) != 0) {
+        ws_file_error(out_path, "cannot write: %s", elf_errmsg(-1));
+        if (!to_stdout) ws_output_abort(&out);
+        goto done;
+    }
+    if (to_stdout) {
+        char buf[65536];
+        size_t n;
+        rewind(tmp);
+        while ((n = fread(buf, 1, sizeof buf, tmp)) > 0)
+            if (fwrite(buf, 1, n, stdout) != n) break;
+        if (ferror(tmp) || fflush(stdout) != 0) {
+            ws_file_error(out_path, "write error");
+            goto done;
+        }
+    } else if (ws_output_commit(&out) != 0) {
+        ws_file_error(out_path, "cannot write: %s", strerror(errno));
+        goto done;
+    }
+    rc = 0;
+done:
+    if (tmp) fclose(tmp);
+    ws_buf_free(&symtab);
+    ws_buf_free(&strtab);
+    ws_buf_free(&shstrtab);
+    ws_buf_free(&rtext);
+    ws_buf_free(&rdata);
+    return rc;
+}

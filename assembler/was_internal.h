@@ -1,0 +1,52 @@
+/* What the assembler's parser hands to its object writer: the contents of every
+ * section of docs/design.md, section 4, before they become ELF. */
+#ifndef WAS_INTERNAL_H
+#define WAS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "warp_support.h"
+#include "warp_target.h"
+
+/* The sections a symbol can be defined in, in their object section order. */
+typedef enum was_sec { WAS_SEC_UNDEF, WAS_SEC_TEXT, WAS_SEC_DATA, WAS_SEC_BSS, WAS_SEC_HOST } was_sec;
+
+typedef struct was_sym {
+    char *name;
+    was_sec sec;            /* WAS_SEC_UNDEF until defined */
+    uint32_t value;         /* byte offset in its section */
+    uint32_t size;
+    int type;               /* STT_NOTYPE, STT_FUNC, STT_OBJECT */
+    int global;             /* .globl, .host, or referenced but never defined */
+    int referenced;
+    int def_line, def_col;  /* where defined, for "previous definition" notes */
+    int ref_line, ref_col;  /* first reference, for "undefined" errors */
+    uint32_t elf_index;     /* set by the object writer */
+} was_sym;
+
+typedef struct was_reloc {
+    uint32_t offset;        /* bundle offset in .text, word offset in .data */
+    uint32_t type;          /* WT_R_* */
+    was_sym *sym;
+    int32_t addend;
+    int line, col;          /* the reference, for diagnostics after the last line */
+} was_reloc;
+
+typedef struct was_relocs { was_reloc *v; size_t n, cap; } was_relocs;
+
+typedef struct was_unit {
+    uint32_t e_flags;
+    ws_buf text, data;
+    uint32_t bss_size, host_size;
+    uint32_t data_align, bss_align;
+    ws_buf warp_host, warp_cells, warp_lines, warp_files;
+    was_relocs rtext, rdata;
+    was_sym **syms;         /* in order of first mention: the symbol table's order */
+    size_t nsyms, cap;
+} was_unit;
+
+/* Writes the object atomically to out_path; -1 after a "PROG: PATH: ..." message. */
+int was_write_object(was_unit *u, const char *out_path);
+
+#endif

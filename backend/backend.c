@@ -1,0 +1,110 @@
+/* The backend's driver: checks the module, then runs the passes over each function
+ * in this order, one machine IR changed in place:
+ *
+ *   wb_isel         LLVM IR -> operations on virtual registers, phis on the edges
+ *   wb_lower_phis   edge copies into the predecessor, or onto a split edge
+ *   wb_fold_gates   receives read by their user, sends written by their producer
+ *   wb_layout       branches for every fallthrough that is not to the next block
+ *   wb_coalesce     copies removed where source and destination never conflict
+ *   wb_spill_calls  values live across a call to the static frame
+ *   wb_schedule     bundles (list scheduling per block)    } again after a spill
+ *   wb_regalloc     registers on the bundles' issue clocks  }
+ *   wb_emit_*       assembly text
+ */
+#include "mir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Spilling shortens live ranges each round; this bounds a pathological case. */
+enum { MAX_ALLOC_ROUNDS = 16, PRESSURE_MARGIN = 4 };
+
+static int check_module(wb_module *mod)
+{
+    LLVMValueRef main_fn = LLVMGetNamedFunction(mod->m, "main");
+    if (!main_fn || LLVMIsDeclaration(main_fn)) return wb_error(mod, "the module defines no 'main'");
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod->m); fn; fn = LLVMGetNextFunction(fn)) {
+        if (!LLVMIsDeclaration(fn)) continue;
+        size_t n;
+        const char *name = LLVMGetValueName2(fn, &n);
+        if (strncmp(name, "w2.", 3) == 0 || strncmp(name, "llvm.", 5) == 0) continue;
+        return wb_error(mod, "function '%s' is declared but not defined", name);
+    }
+    return 0;
+}
+
+static int compile_function(wb_module *mod, LLVMValueRef fn, const wb_options *opts, ws_buf *text,
+                            ws_buf *frames, uint32_t *bundles, uint32_t *frame_bytes)
+{
+    const char *name = wb_global_symbol(mod, fn);
+    if (!name) return -1;
+    wb_func *f = wb_func_new(name, opts->model);
+    int rc = wb_isel(mod, fn, f);
+    if (rc == 0) {
+        wb_lower_phis(f);
+        wb_fold_gates(f);
+        wb_layout(f);
+        wb_coalesce(f);
+        wb_spill_calls(f);
+        /* Registers a few short of all: the scheduler's count of live values is an
+         * estimate. If allocation still fails where nothing is left to spill, the
+         * scheduler is asked to keep fewer values live. */
+        int limit = (int)opts->model->nregs - 1 - PRESSURE_MARGIN;
+        for (int round = 0;; round++) {
+            wb_schedule(f, limit);
+            int r = wb_regalloc(f);
+            if (r == 0) break;
+            if (r < 0 && limit > PRESSURE_MARGIN) limit -= PRESSURE_MARGIN;
+            else if (r < 0 || round == MAX_ALLOC_ROUNDS) {
+                rc = wb_error(mod, "function %s: register allocation failed", name);
+                break;
+            }
+        }
+    }
+    if (rc == 0) {
+        wb_emit_function(f, opts, text);
+        wb_emit_frame(f, frames);
+        for (int i = 0; i < f->norder; i++) *bundles += (uint32_t)f->blocks[f->order[i]]->len;
+        *frame_bytes += f->frame_size;
+    }
+    wb_func_free(f);
+    return rc;
+}
+
+int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, char *err, size_t errlen)
+{
+    if (!opts || !opts->model) {
+        snprintf(err, errlen, "backend: no target model");
+        return -1;
+    }
+    wb_module *mod = wb_module_new(m, err, errlen);
+    if (!mod) return -1;
+    ws_buf head = {0}, text = {0}, frames = {0};
+    uint32_t bundles = 0, data_bytes = 0;
+    int rc = check_module(mod);
+    if (rc == 0) rc = wb_emit_module_header(mod, opts, &head);
+    ws_buf_puts(&text, "        .text\n");
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn && rc == 0; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn)) rc = compile_function(mod, fn, opts, &text, &frames, &bundles, &data_bytes);
+    if (rc == 0) rc = wb_emit_globals(mod, &head, &frames);
+    if (rc == 0) {
+        for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+            if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == 0)
+                data_bytes += (uint32_t)((LLVMABISizeOfType(mod->td, LLVMGlobalGetValueType(g)) + 3) & ~3ull);
+        if (bundles > opts->model->prog_mem_bundles)
+            rc = wb_error(mod, "the program needs %u bundles; %s program memory holds %u", (unsigned)bundles,
+                          opts->model->name, opts->model->prog_mem_bundles);
+        else if (data_bytes > opts->model->data_mem_bytes)
+            rc = wb_error(mod, "the program needs %u bytes of data memory; %s has %u", (unsigned)data_bytes,
+                          opts->model->name, opts->model->data_mem_bytes);
+    }
+    if (rc == 0) {
+        ws_buf_append(out, head.data, head.len);
+        ws_buf_append(out, text.data, text.len);
+    }
+    ws_buf_free(&head);
+    ws_buf_free(&text);
+    ws_buf_free(&frames);
+    wb_module_free(mod);
+    return rc;
+}

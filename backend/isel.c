@@ -1,0 +1,1433 @@
+/* Instruction selection: one LLVM function (docs/design.md, section 2) to machine IR
+ * over virtual registers.
+ *
+ * Blocks are visited in reverse post-order, so every value is selected before its
+ * uses (phis get their registers up front). Values of every type live in 32-bit
+ * registers: i1..i31 zero-extended (i1 is 0 or 1), float as its bits, pointers as
+ * byte addresses. Constants, global and frame addresses become literal operands
+ * (0 becomes r0); an address is kept as a pair A+B that memory operands take whole.
+ * Phis become copies pending on the edges (wb_lower_phis places them); a call ends
+ * its machine block, because the callee may use every register. */
+#include "mir.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Module state ---------------------------------------------------------------- */
+
+int wb_error(wb_module *mod, const char *fmt, ...)
+{
+    if (mod->failed) return -1;
+    mod->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(mod->err, mod->errlen, "backend: ");
+    if (n >= 0 && (size_t)n < mod->errlen) vsnprintf(mod->err + n, mod->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int symbol_ok(const char *s, size_t n)
+{
+    if (n == 0 || (s[0] >= '0' && s[0] <= '9')) return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '.' || c == '$';
+        if (!ok) return 0;
+    }
+    /* ".L..." names are the backend's local labels. */
+    return !(n >= 2 && s[0] == '.' && s[1] == 'L');
+}
+
+wb_module *wb_module_new(LLVMModuleRef m, char *err, size_t errlen)
+{
+    wb_module *mod = ws_xcalloc(1, sizeof *mod);
+    mod->m = m;
+    mod->err = err;
+    mod->errlen = errlen;
+    mod->td = LLVMGetModuleDataLayout(m);
+    if (LLVMPointerSize(mod->td) != 4) {
+        wb_error(mod, "the module's pointers are not 32-bit (data layout '%s')", LLVMGetDataLayoutStr(m));
+        wb_module_free(mod);
+        return NULL;
+    }
+    /* Symbols for every global, in module order, so that generated names are stable. */
+    int idx = 0;
+    for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g), idx++) {
+        size_t n;
+        const char *name = LLVMGetValueName2(g, &n);
+        const char *sym;
+        if (symbol_ok(name, n)) {
+            sym = ws_arena_strndup(&mod->arena, name, n);
+        } else if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == 1 || !LLVMGetInitializer(g)) {
+            /* Host arrays and declarations are matched by name: no renaming. */
+            wb_error(mod, "global '%.*s' cannot be written as an assembler symbol", (int)n, name);
+            wb_module_free(mod);
+            return NULL;
+        } else {
+            char buf[32];
+            snprintf(buf, sizeof buf, "__wb_global_%d", idx);
+            sym = ws_arena_strndup(&mod->arena, buf, strlen(buf));
+        }
+        mod->names = ws_xrealloc(mod->names, sizeof *mod->names * (size_t)(mod->nnames + 1));
+        mod->names[mod->nnames] = sym;
+        wb_ptrmap_put(&mod->gnames, g, mod->nnames++);
+    }
+    return mod;
+}
+
+void wb_module_free(wb_module *mod)
+{
+    if (!mod) return;
+    wb_ptrmap_free(&mod->gnames);
+    free(mod->names);
+    ws_arena_free(&mod->arena);
+    free(mod);
+}
+
+const char *wb_global_symbol(wb_module *mod, LLVMValueRef g)
+{
+    int i = wb_ptrmap_get(&mod->gnames, g);
+    if (i >= 0) return mod->names[i];
+    size_t n;
+    const char *name = LLVMGetValueName2(g, &n);
+    if (!symbol_ok(name, n)) {
+        wb_error(mod, "function '%.*s' cannot be written as an assembler symbol", (int)n, name);
+        return NULL;
+    }
+    const char *sym = ws_arena_strndup(&mod->arena, name, n);
+    mod->names = ws_xrealloc(mod->names, sizeof *mod->names * (size_t)(mod->nnames + 1));
+    mod->names[mod->nnames] = sym;
+    wb_ptrmap_put(&mod->gnames, g, mod->nnames++);
+    return sym;
+}
+
+/* ---- Selection state --------------------------------------------------------------- */
+
+/* An address: A + B, either part a register, r0 or a literal. */
+typedef struct addr {
+    wb_opnd a, b;
+    int obj;   /* memory object it points into, 0 if unknown */
+} addr;
+
+/* What an LLVM value became. */
+typedef struct vinfo {
+    wb_opnd v;          /* as one operand, if has_v */
+    addr p;             /* as an address pair, if has_pair */
+    uint8_t has_v, has_pair;
+    uint8_t deferred;   /* a compare selected at its only user */
+} vinfo;
+
+typedef struct scaled {  /* a scaled index already computed in a machine block */
+    LLVMValueRef idx;
+    int64_t stride;
+    int block;
+    wb_opnd v;
+} scaled;
+
+typedef struct isel {
+    wb_module *mod;
+    wb_func *f;
+    LLVMValueRef fn;
+    const char *fname;
+    int cur;                    /* machine block being filled */
+    wb_ptrmap vmap;             /* LLVM value -> index in vals */
+    vinfo *vals;
+    int nvals, vcap;
+    wb_ptrmap bbmap;            /* LLVM block (as value) -> machine entry block */
+    wb_ptrmap objmap;           /* global or alloca -> memory object id */
+    scaled *scaled;
+    int nscaled;
+    LLVMValueRef inst;          /* being selected, for messages */
+    unsigned line, col;
+} isel;
+
+static const char *opcode_name(LLVMOpcode op)
+{
+    switch (op) {
+    case LLVMRet: return "ret";
+    case LLVMBr: return "br";
+    case LLVMSwitch: return "switch";
+    case LLVMIndirectBr: return "indirectbr";
+    case LLVMInvoke: return "invoke";
+    case LLVMUnreachable: return "unreachable";
+    case LLVMCallBr: return "callbr";
+    case LLVMFNeg: return "fneg";
+    case LLVMAdd: return "add";
+    case LLVMFAdd: return "fadd";
+    case LLVMSub: return "sub";
+    case LLVMFSub: return "fsub";
+    case LLVMMul: return "mul";
+    case LLVMFMul: return "fmul";
+    case LLVMUDiv: return "udiv";
+    case LLVMSDiv: return "sdiv";
+    case LLVMFDiv: return "fdiv";
+    case LLVMURem: return "urem";
+    case LLVMSRem: return "srem";
+    case LLVMFRem: return "frem";
+    case LLVMShl: return "shl";
+    case LLVMLShr: return "lshr";
+    case LLVMAShr: return "ashr";
+    case LLVMAnd: return "and";
+    case LLVMOr: return "or";
+    case LLVMXor: return "xor";
+    case LLVMAlloca: return "alloca";
+    case LLVMLoad: return "load";
+    case LLVMStore: return "store";
+    case LLVMGetElementPtr: return "getelementptr";
+    case LLVMTrunc: return "trunc";
+    case LLVMZExt: return "zext";
+    case LLVMSExt: return "sext";
+    case LLVMFPToUI: return "fptoui";
+    case LLVMFPToSI: return "fptosi";
+    case LLVMUIToFP: return "uitofp";
+    case LLVMSIToFP: return "sitofp";
+    case LLVMFPTrunc: return "fptrunc";
+    case LLVMFPExt: return "fpext";
+    case LLVMPtrToInt: return "ptrtoint";
+    case LLVMIntToPtr: return "inttoptr";
+    case LLVMBitCast: return "bitcast";
+    case LLVMAddrSpaceCast: return "addrspacecast";
+    case LLVMICmp: return "icmp";
+    case LLVMFCmp: return "fcmp";
+    case LLVMPHI: return "phi";
+    case LLVMCall: return "call";
+    case LLVMSelect: return "select";
+    case LLVMUserOp1: case LLVMUserOp2: return "userop";
+    case LLVMVAArg: return "va_arg";
+    case LLVMExtractElement: return "extractelement";
+    case LLVMInsertElement: return "insertelement";
+    case LLVMShuffleVector: return "shufflevector";
+    case LLVMExtractValue: return "extractvalue";
+    case LLVMInsertValue: return "insertvalue";
+    case LLVMFreeze: return "freeze";
+    case LLVMFence: return "fence";
+    case LLVMAtomicCmpXchg: return "cmpxchg";
+    case LLVMAtomicRMW: return "atomicrmw";
+    case LLVMResume: return "resume";
+    case LLVMLandingPad: return "landingpad";
+    case LLVMCleanupRet: return "cleanupret";
+    case LLVMCatchRet: return "catchret";
+    case LLVMCatchPad: return "catchpad";
+    case LLVMCleanupPad: return "cleanuppad";
+    case LLVMCatchSwitch: return "catchswitch";
+    }
+    return "?";
+}
+
+static int fail(isel *S, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(isel *S, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return wb_error(S->mod, "function %s: %s", S->fname, msg);
+}
+
+static int unsupported_type(isel *S, LLVMTypeRef t)
+{
+    char *ts = LLVMPrintTypeToString(t);
+    const char *what = S->inst ? opcode_name(LLVMGetInstructionOpcode(S->inst)) : "value";
+    fail(S, "unsupported type '%s' in '%s'", ts, what);
+    LLVMDisposeMessage(ts);
+    return -1;
+}
+
+/* Bits of a value of type t in a register: 1..32 for integers, 32 for float and
+ * pointers; 0 if the machine has no such value. */
+static int type_bits(LLVMTypeRef t)
+{
+    switch (LLVMGetTypeKind(t)) {
+    case LLVMIntegerTypeKind: {
+        unsigned w = LLVMGetIntTypeWidth(t);
+        return w >= 1 && w <= 32 ? (int)w : 0;
+    }
+    case LLVMFloatTypeKind: return 32;
+    case LLVMPointerTypeKind: return 32;
+    default: return 0;
+    }
+}
+
+static int is_float(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMFloatTypeKind; }
+static int is_int(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && type_bits(t) > 0; }
+static uint32_t mask_of(int bits) { return bits >= 32 ? 0xffffffffu : (1u << bits) - 1; }
+
+/* ---- Values ------------------------------------------------------------------------- */
+
+static vinfo *info(isel *S, LLVMValueRef v, int create)
+{
+    int i = wb_ptrmap_get(&S->vmap, v);
+    if (i >= 0) return &S->vals[i];
+    if (!create) return NULL;
+    if (S->nvals == S->vcap) {
+        S->vcap = S->vcap ? 2 * S->vcap : 256;
+        S->vals = ws_xrealloc(S->vals, sizeof *S->vals * (size_t)S->vcap);
+    }
+    memset(&S->vals[S->nvals], 0, sizeof S->vals[S->nvals]);
+    wb_ptrmap_put(&S->vmap, v, S->nvals);
+    return &S->vals[S->nvals++];
+}
+
+static void set_val(isel *S, LLVMValueRef v, wb_opnd o)
+{
+    vinfo *vi = info(S, v, 1);
+    vi->v = o;
+    vi->has_v = 1;
+}
+
+static int obj_of(isel *S, LLVMValueRef base)
+{
+    int id = wb_ptrmap_get(&S->objmap, base);
+    if (id < 0) {
+        id = ++S->f->nmemobjs;
+        wb_ptrmap_put(&S->objmap, base, id);
+    }
+    return id;
+}
+
+static wb_ins *emit(isel *S, int op, wb_opnd d, wb_opnd a, wb_opnd b, wb_opnd c)
+{
+    wb_ins in = {.op = (uint16_t)op, .d = d, .s = {a, b, c}, .line = S->line, .col = S->col, .target = -1};
+    return wb_append(S->f, S->cur, &in);
+}
+
+static wb_opnd none(void) { return (wb_opnd){0}; }
+
+static wb_opnd op2(isel *S, int op, wb_opnd a, wb_opnd b)
+{
+    wb_opnd d = wb_vreg(wb_new_vreg(S->f, 0));
+    emit(S, op, d, a, b, none());
+    return d;
+}
+
+static wb_opnd op1(isel *S, int op, wb_opnd a) { return op2(S, op, a, none()); }
+
+static wb_opnd copy_of(isel *S, wb_opnd a)
+{
+    wb_opnd d = wb_vreg(wb_new_vreg(S->f, 0));
+    emit(S, WB_COPY, d, a, none(), none());
+    return d;
+}
+
+static int is_r0(wb_opnd o) { return o.kind == WB_O_REG && o.v == WT_OPND_R0; }
+
+/* Folds a constant address or integer expression: sym (NULL for none) + off. */
+static int const_fold(isel *S, LLVMValueRef c, const char **sym, int64_t *off, int *obj);
+
+static int gep_const_offset(isel *S, LLVMValueRef gep, int64_t *off)
+{
+    LLVMTypeRef ty = LLVMGetGEPSourceElementType(gep);
+    int n = LLVMGetNumOperands(gep);
+    for (int i = 1; i < n; i++) {
+        LLVMValueRef idx = LLVMGetOperand(gep, (unsigned)i);
+        if (!LLVMIsAConstantInt(idx)) return fail(S, "non-constant index in a constant address");
+        int64_t k = LLVMConstIntGetSExtValue(idx);
+        if (i == 1) {
+            *off += k * (int64_t)LLVMABISizeOfType(S->mod->td, ty);
+        } else if (LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
+            *off += (int64_t)LLVMOffsetOfElement(S->mod->td, ty, (unsigned)k);
+            ty = LLVMStructGetTypeAtIndex(ty, (unsigned)k);
+        } else if (LLVMGetTypeKind(ty) == LLVMArrayTypeKind) {
+            ty = LLVMGetElementType(ty);
+            *off += k * (int64_t)LLVMABISizeOfType(S->mod->td, ty);
+        } else {
+            return unsupported_type(S, ty);
+        }
+    }
+    return 0;
+}
+
+static int const_fold(isel *S, LLVMValueRef c, const char **sym, int64_t *off, int *obj)
+{
+    if (LLVMIsAGlobalVariable(c)) {
+        const char *name = wb_global_symbol(S->mod, c);
+        if (!name) return -1;
+        *sym = name;
+        *off = 0;
+        if (obj) *obj = obj_of(S, c);
+        return 0;
+    }
+    if (LLVMIsAConstantInt(c)) {
+        *sym = NULL;
+        *off = LLVMConstIntGetSExtValue(c);
+        return 0;
+    }
+    if (LLVMIsAConstantPointerNull(c) || LLVMIsAUndefValue(c)) {
+        *sym = NULL;
+        *off = 0;
+        return 0;
+    }
+    if (LLVMIsAFunction(c)) return fail(S, "the address of function '%s' is not supported", LLVMGetValueName(c));
+    if (!LLVMIsAConstantExpr(c)) return fail(S, "unsupported constant in an address");
+    switch (LLVMGetConstOpcode(c)) {
+    case LLVMGetElementPtr:
+        if (const_fold(S, LLVMGetOperand(c, 0), sym, off, obj) < 0) return -1;
+        return gep_const_offset(S, c, off);
+    case LLVMBitCast: case LLVMAddrSpaceCast: case LLVMPtrToInt: case LLVMIntToPtr:
+        return const_fold(S, LLVMGetOperand(c, 0), sym, off, obj);
+    case LLVMAdd: case LLVMSub: {
+        const char *s1, *s2;
+        int64_t o1, o2;
+        if (const_fold(S, LLVMGetOperand(c, 0), &s1, &o1, obj) < 0) return -1;
+        if (const_fold(S, LLVMGetOperand(c, 1), &s2, &o2, NULL) < 0) return -1;
+        if (LLVMGetConstOpcode(c) == LLVMAdd && !s1) {
+            *sym = s2;
+            *off = o1 + o2;
+            return 0;
+        }
+        if (s2 && !(LLVMGetConstOpcode(c) == LLVMSub && s1 && strcmp(s1, s2) == 0))
+            return fail(S, "unsupported constant expression (a sum of two addresses)");
+        *sym = s2 ? NULL : s1;
+        *off = LLVMGetConstOpcode(c) == LLVMAdd ? o1 + o2 : o1 - o2;
+        return 0;
+    }
+    default:
+        return fail(S, "unsupported constant expression '%s'", opcode_name(LLVMGetConstOpcode(c)));
+    }
+}
+
+/* A constant as an operand; -1 on error. */
+static int const_opnd(isel *S, LLVMValueRef c, wb_opnd *out, int *obj)
+{
+    LLVMTypeRef t = LLVMTypeOf(c);
+    if (obj) *obj = 0;
+    if (LLVMIsAUndefValue(c)) {  /* undef and poison: any value will do */
+        *out = wb_reg(WT_OPND_R0);
+        return 0;
+    }
+    if (LLVMIsAConstantInt(c)) {
+        int bits = type_bits(t);
+        if (!bits) return unsupported_type(S, t);
+        *out = wb_imm((uint32_t)LLVMConstIntGetZExtValue(c) & mask_of(bits), 0);
+        return 0;
+    }
+    if (LLVMIsAConstantFP(c)) {
+        if (!is_float(t)) return unsupported_type(S, t);
+        LLVMBool loses;
+        float fl = (float)LLVMConstRealGetDouble(c, &loses);
+        uint32_t bits;
+        memcpy(&bits, &fl, 4);
+        *out = wb_imm(bits, 1);
+        return 0;
+    }
+    if (LLVMGetTypeKind(t) != LLVMPointerTypeKind && !is_int(t)) return unsupported_type(S, t);
+    const char *sym;
+    int64_t off;
+    if (const_fold(S, c, &sym, &off, obj) < 0) return -1;
+    *out = sym ? wb_sym(sym, (int32_t)off) : wb_imm((uint32_t)off & mask_of(type_bits(t)), 0);
+    return 0;
+}
+
+static wb_opnd addr_value(isel *S, addr p);
+
+/* The value as one operand; emits an add if it was kept as an address pair. */
+static int val(isel *S, LLVMValueRef v, wb_opnd *out)
+{
+    if (LLVMIsAConstant(v)) return const_opnd(S, v, out, NULL);
+    vinfo *vi = info(S, v, 0);
+    if (vi && vi->has_v) {
+        *out = vi->v;
+        return 0;
+    }
+    if (vi && vi->has_pair) {
+        *out = addr_value(S, vi->p);
+        return 0;
+    }
+    if (LLVMIsAArgument(v)) return fail(S, "functions with parameters are not supported");
+    return fail(S, "a value is used before it is defined");
+}
+
+/* The value as an address pair. */
+static int val_addr(isel *S, LLVMValueRef v, addr *out)
+{
+    memset(out, 0, sizeof *out);
+    out->b = wb_reg(WT_OPND_R0);
+    if (LLVMIsAConstant(v)) {
+        out->a = wb_reg(WT_OPND_R0);
+        return const_opnd(S, v, &out->b, &out->obj);
+    }
+    vinfo *vi = info(S, v, 0);
+    if (vi && vi->has_pair) {
+        *out = vi->p;
+        return 0;
+    }
+    if (val(S, v, &out->a) < 0) return -1;
+    if (wb_is_lit(out->a)) {
+        out->b = out->a;
+        out->a = wb_reg(WT_OPND_R0);
+    }
+    return 0;
+}
+
+static wb_opnd addr_value(isel *S, addr p)
+{
+    if (is_r0(p.b)) return p.a;
+    if (is_r0(p.a)) return p.b;
+    return op2(S, WT_OP_IADD, p.a, p.b);
+}
+
+static wb_opnd lit_plus(wb_opnd lit, int64_t c)
+{
+    if (lit.kind == WB_O_SYM) return wb_sym(lit.sym, (int32_t)(lit.addend + c));
+    return wb_imm((uint32_t)((int64_t)(lit.kind == WB_O_IMM ? lit.v : 0) + c), 0);
+}
+
+static addr addr_add_const(isel *S, addr p, int64_t c)
+{
+    if (c == 0) return p;
+    if (wb_is_lit(p.b) || is_r0(p.b)) {
+        p.b = lit_plus(p.b, c);
+        return p;
+    }
+    if (wb_is_lit(p.a) || is_r0(p.a)) {
+        wb_opnd t = p.a;
+        p.a = p.b;
+        p.b = lit_plus(t, c);
+        return p;
+    }
+    p.a = op2(S, WT_OP_IADD, p.a, p.b);
+    p.b = wb_imm((uint32_t)c, 0);
+    return p;
+}
+
+static addr addr_add(isel *S, addr p, wb_opnd t)
+{
+    if (is_r0(p.a)) p.a = t;
+    else if (is_r0(p.b)) p.b = t;
+    else if (wb_is_lit(p.b)) p.a = op2(S, WT_OP_IADD, p.a, t);
+    else if (wb_is_lit(p.a)) p.b = op2(S, WT_OP_IADD, p.b, t);
+    else {
+        p.a = op2(S, WT_OP_IADD, p.a, p.b);
+        p.b = t;
+    }
+    return p;
+}
+
+static int log2_exact(int64_t x)
+{
+    for (int k = 0; k < 31; k++)
+        if (x == (int64_t)1 << k) return k;
+    return -1;
+}
+
+/* idx * stride, computed once per machine block. */
+static int scaled_index(isel *S, LLVMValueRef idx, int64_t stride, wb_opnd *out)
+{
+    for (int i = 0; i < S->nscaled; i++)
+        if (S->scaled[i].idx == idx && S->scaled[i].stride == stride && S->scaled[i].block == S->cur) {
+            *out = S->scaled[i].v;
+            return 0;
+        }
+    LLVMTypeRef t = LLVMTypeOf(idx);
+    if (!is_int(t)) return unsupported_type(S, t);
+    wb_opnd x;
+    if (val(S, idx, &x) < 0) return -1;
+    int bits = type_bits(t);
+    if (bits < 32) {  /* GEP indices are signed */
+        if (bits == 1) x = op1(S, WT_OP_INEG, x);
+        else {
+            x = op2(S, WT_OP_SHL, x, wb_imm((uint32_t)(32 - bits), 0));
+            x = op2(S, WT_OP_SRA, x, wb_imm((uint32_t)(32 - bits), 0));
+        }
+    }
+    int k = log2_exact(stride);
+    if (k == 0) *out = x;
+    else if (k > 0) *out = op2(S, WT_OP_SHL, x, wb_imm((uint32_t)k, 0));
+    else *out = op2(S, WT_OP_IMUL, x, wb_imm((uint32_t)stride, 0));
+    S->scaled = ws_xrealloc(S->scaled, sizeof *S->scaled * (size_t)(S->nscaled + 1));
+    S->scaled[S->nscaled++] = (scaled){idx, stride, S->cur, *out};
+    return 0;
+}
+
+/* ---- Integer helpers ------------------------------------------------------------------ */
+
+/* Zero-extended bits-wide value to its two's complement 32-bit value. */
+static wb_opnd sext32(isel *S, wb_opnd x, int bits)
+{
+    if (bits >= 32) return x;
+    if (bits == 1) return op1(S, WT_OP_INEG, x);
+    x = op2(S, WT_OP_SHL, x, wb_imm((uint32_t)(32 - bits), 0));
+    return op2(S, WT_OP_SRA, x, wb_imm((uint32_t)(32 - bits), 0));
+}
+
+/* Back to the zero-extended form after an operation that may set high bits. */
+static wb_opnd norm(isel *S, wb_opnd x, int bits)
+{
+    if (bits >= 32) return x;
+    return op2(S, WT_OP_AND, x, wb_imm(mask_of(bits), 0));
+}
+
+static wb_opnd logical_not(isel *S, wb_opnd x) { return op2(S, WT_OP_IEQ, x, wb_reg(WT_OPND_R0)); }
+
+/* ---- Memory ------------------------------------------------------------------------------ */
+
+static void emit_ld(isel *S, int op, wb_opnd d, addr p)
+{
+    wb_ins *in = emit(S, op, d, p.a, p.b, none());
+    in->memobj = p.obj;
+}
+
+static void emit_st(isel *S, addr p, wb_opnd v)
+{
+    wb_ins *in = emit(S, WT_OP_ST, none(), p.a, p.b, v);
+    in->memobj = p.obj;
+}
+
+/* The memory is word-addressed: a narrower access reads the word that holds it.
+ * Objects start on words, so a literal address's byte offset is known. */
+static int known_byte_offset(addr p, int *sh)
+{
+    if (!is_r0(p.a)) return 0;
+    if (p.b.kind == WB_O_SYM) *sh = (int)((uint32_t)p.b.addend & 3);
+    else if (p.b.kind == WB_O_IMM) *sh = (int)(p.b.v & 3);
+    else *sh = 0;
+    return 1;
+}
+
+static wb_opnd sub_load(isel *S, addr p, uint32_t mask, int space_op)
+{
+    int off;
+    if (known_byte_offset(p, &off)) {
+        addr w = addr_add_const(S, p, -off);
+        wb_opnd t = wb_vreg(wb_new_vreg(S->f, 0));
+        emit_ld(S, space_op, t, w);
+        if (off) t = op2(S, WT_OP_SHR, t, wb_imm((uint32_t)off * 8, 0));
+        return op2(S, WT_OP_AND, t, wb_imm(mask, 0));
+    }
+    wb_opnd a = addr_value(S, p);
+    wb_opnd wa = op2(S, WT_OP_AND, a, wb_imm(0xfffffffcu, 0));
+    wb_opnd sh = op2(S, WT_OP_AND, a, wb_imm(3, 0));
+    sh = op2(S, WT_OP_SHL, sh, wb_imm(3, 0));
+    wb_opnd t = wb_vreg(wb_new_vreg(S->f, 0));
+    emit_ld(S, space_op, t, (addr){wa, wb_reg(WT_OPND_R0), p.obj});
+    t = op2(S, WT_OP_SHR, t, sh);
+    return op2(S, WT_OP_AND, t, wb_imm(mask, 0));
+}
+
+/* v is zero-extended and fits in mask. */
+static void sub_store(isel *S, addr p, wb_opnd v, uint32_t mask)
+{
+    int off;
+    if (known_byte_offset(p, &off)) {
+        addr w = addr_add_const(S, p, -off);
+        wb_opnd t = wb_vreg(wb_new_vreg(S->f, 0));
+        emit_ld(S, WT_OP_LD, t, w);
+        t = op2(S, WT_OP_AND, t, wb_imm(~(mask << (off * 8)), 0));
+        if (off) v = op2(S, WT_OP_SHL, v, wb_imm((uint32_t)off * 8, 0));
+        emit_st(S, w, op2(S, WT_OP_OR, t, v));
+        return;
+    }
+    wb_opnd a = addr_value(S, p);
+    wb_opnd wa = op2(S, WT_OP_AND, a, wb_imm(0xfffffffcu, 0));
+    wb_opnd sh = op2(S, WT_OP_AND, a, wb_imm(3, 0));
+    sh = op2(S, WT_OP_SHL, sh, wb_imm(3, 0));
+    addr w = {wa, wb_reg(WT_OPND_R0), p.obj};
+    wb_opnd t = wb_vreg(wb_new_vreg(S->f, 0));
+    emit_ld(S, WT_OP_LD, t, w);
+    wb_opnd m = op2(S, WT_OP_SHL, wb_imm(mask, 0), sh);
+    m = op1(S, WT_OP_NOT, m);
+    t = op2(S, WT_OP_AND, t, m);
+    v = op2(S, WT_OP_SHL, v, sh);
+    emit_st(S, w, op2(S, WT_OP_OR, t, v));
+}
+
+static int sel_load(isel *S, LLVMValueRef in)
+{
+    LLVMTypeRef t = LLVMTypeOf(in);
+    LLVMValueRef ptr = LLVMGetOperand(in, 0);
+    int host = LLVMGetPointerAddressSpace(LLVMTypeOf(ptr)) == 1;
+    int bits = type_bits(t);
+    if (!bits) return unsupported_type(S, t);
+    addr p;
+    if (val_addr(S, ptr, &p) < 0) return -1;
+    int op = host ? WT_OP_HLD : WT_OP_LD;
+    unsigned bytes = (unsigned)LLVMStoreSizeOfType(S->mod->td, t);
+    if (bytes == 4) {
+        wb_opnd d = wb_vreg(wb_new_vreg(S->f, 0));
+        emit_ld(S, op, d, p);
+        set_val(S, in, d);
+        return 0;
+    }
+    if (bytes != 1 && bytes != 2) return unsupported_type(S, t);
+    set_val(S, in, sub_load(S, p, mask_of(bits), op));
+    return 0;
+}
+
+static int sel_store(isel *S, LLVMValueRef in)
+{
+    LLVMValueRef v = LLVMGetOperand(in, 0), ptr = LLVMGetOperand(in, 1);
+    if (LLVMGetPointerAddressSpace(LLVMTypeOf(ptr)) != 0)
+        return fail(S, "a store to host memory (host arrays are written only by send)");
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (!type_bits(t)) return unsupported_type(S, t);
+    addr p;
+    wb_opnd x;
+    if (val_addr(S, ptr, &p) < 0 || val(S, v, &x) < 0) return -1;
+    unsigned bytes = (unsigned)LLVMStoreSizeOfType(S->mod->td, t);
+    if (bytes == 4) emit_st(S, p, x);
+    else if (bytes == 1 || bytes == 2) sub_store(S, p, x, mask_of((int)bytes * 8));
+    else return unsupported_type(S, t);
+    return 0;
+}
+
+/* Do all uses take the value as an address pair (val_addr)? */
+static int only_memory_uses(LLVMValueRef v)
+{
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (LLVMIsALoadInst(user)) continue;
+        if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 0) != v) continue;
+        if (LLVMIsAGetElementPtrInst(user) && LLVMGetOperand(user, 0) == v) continue;
+        if (LLVMIsACallInst(user)) {
+            size_t n;
+            const char *name = LLVMGetValueName2(LLVMGetCalledValue(user), &n);
+            if ((!strncmp(name, "llvm.memset.", 12) && LLVMGetOperand(user, 0) == v) ||
+                (!strncmp(name, "llvm.memcpy.", 12) && LLVMGetOperand(user, 2) != v))
+                continue;
+        }
+        return 0;
+    }
+    return 1;
+}
+
+static int sel_gep(isel *S, LLVMValueRef in)
+{
+    addr p;
+    if (val_addr(S, LLVMGetOperand(in, 0), &p) < 0) return -1;
+    LLVMTypeRef ty = LLVMGetGEPSourceElementType(in);
+    int n = LLVMGetNumOperands(in);
+    int64_t off = 0;
+    for (int i = 1; i < n; i++) {
+        LLVMValueRef idx = LLVMGetOperand(in, (unsigned)i);
+        int64_t stride;
+        if (i == 1) {
+            stride = (int64_t)LLVMABISizeOfType(S->mod->td, ty);
+        } else if (LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
+            if (!LLVMIsAConstantInt(idx)) return fail(S, "non-constant structure index");
+            unsigned k = (unsigned)LLVMConstIntGetZExtValue(idx);
+            off += (int64_t)LLVMOffsetOfElement(S->mod->td, ty, k);
+            ty = LLVMStructGetTypeAtIndex(ty, k);
+            continue;
+        } else if (LLVMGetTypeKind(ty) == LLVMArrayTypeKind) {
+            ty = LLVMGetElementType(ty);
+            stride = (int64_t)LLVMABISizeOfType(S->mod->td, ty);
+        } else {
+            return unsupported_type(S, ty);
+        }
+        if (LLVMIsAConstantInt(idx)) {
+            off += LLVMConstIntGetSExtValue(idx) * stride;
+        } else if (stride != 0) {
+            wb_opnd t;
+            if (scaled_index(S, idx, stride, &t) < 0) return -1;
+            p = addr_add(S, p, t);
+        }
+    }
+    p = addr_add_const(S, p, off);
+    vinfo *vi = info(S, in, 1);
+    vi->p = p;
+    vi->has_pair = 1;
+    /* Memory operands take the pair whole; any other use wants the sum, made once here. */
+    if (!only_memory_uses(in)) {
+        vi->v = addr_value(S, p);
+        vi->has_v = 1;
+    }
+    return 0;
+}
+
+static int sel_alloca(isel *S, LLVMValueRef in)
+{
+    LLVMValueRef count = LLVMGetOperand(in, 0);
+    if (!LLVMIsAConstantInt(count))
+        return fail(S, "an alloca of variable size (frames are static)");
+    uint64_t bytes = LLVMABISizeOfType(S->mod->td, LLVMGetAllocatedType(in)) * LLVMConstIntGetZExtValue(count);
+    if (bytes > 0x7fffffffu) return fail(S, "an alloca too large for data memory");
+    uint32_t at = wb_frame_alloc(S->f, (uint32_t)bytes);
+    vinfo *vi = info(S, in, 1);
+    vi->p = (addr){wb_reg(WT_OPND_R0), wb_sym(S->f->frame, (int32_t)at), obj_of(S, in)};
+    vi->has_pair = 1;
+    vi->v = vi->p.b;
+    vi->has_v = 1;
+    return 0;
+}
+
+/* ---- Compares ---------------------------------------------------------------------------- */
+
+/* Selects a compare; the result is (operand != 0) XOR *inv. */
+static int sel_cmp(isel *S, LLVMValueRef in, wb_opnd *out, int *inv)
+{
+    *inv = 0;
+    LLVMValueRef l = LLVMGetOperand(in, 0), r = LLVMGetOperand(in, 1);
+    LLVMTypeRef t = LLVMTypeOf(l);
+    wb_opnd a, b;
+    if (val(S, l, &a) < 0 || val(S, r, &b) < 0) return -1;
+    if (LLVMGetInstructionOpcode(in) == LLVMICmp) {
+        int bits = type_bits(t);
+        if (!bits || is_float(t)) return unsupported_type(S, t);
+        LLVMIntPredicate p = LLVMGetICmpPredicate(in);
+        int sgn = p == LLVMIntSGT || p == LLVMIntSGE || p == LLVMIntSLT || p == LLVMIntSLE;
+        if (sgn && bits < 32) {
+            a = sext32(S, a, bits);
+            b = sext32(S, b, bits);
+        }
+        switch (p) {
+        case LLVMIntEQ: *out = op2(S, WT_OP_IEQ, a, b); break;
+        case LLVMIntNE: *out = op2(S, WT_OP_INE, a, b); break;
+        case LLVMIntSLT: *out = op2(S, WT_OP_ILT, a, b); break;
+        case LLVMIntSLE: *out = op2(S, WT_OP_ILE, a, b); break;
+        case LLVMIntSGT: *out = op2(S, WT_OP_ILT, b, a); break;
+        case LLVMIntSGE: *out = op2(S, WT_OP_ILE, b, a); break;
+        case LLVMIntULT: *out = op2(S, WT_OP_ILTU, a, b); break;
+        case LLVMIntULE: *out = op2(S, WT_OP_ILEU, a, b); break;
+        case LLVMIntUGT: *out = op2(S, WT_OP_ILTU, b, a); break;
+        case LLVMIntUGE: *out = op2(S, WT_OP_ILEU, b, a); break;
+        }
+        return 0;
+    }
+    if (!is_float(t)) return unsupported_type(S, t);
+    /* The machine has the ordered <, <=, ==, its negation fne (unordered or
+     * unequal) and funo; the rest are these with operands swapped, or negated. */
+    switch (LLVMGetFCmpPredicate(in)) {
+    case LLVMRealPredicateFalse: *out = wb_reg(WT_OPND_R0); break;
+    case LLVMRealPredicateTrue: *out = wb_imm(1, 0); break;
+    case LLVMRealOEQ: *out = op2(S, WT_OP_FEQ, a, b); break;
+    case LLVMRealUNE: *out = op2(S, WT_OP_FNE, a, b); break;
+    case LLVMRealOLT: *out = op2(S, WT_OP_FLT, a, b); break;
+    case LLVMRealOLE: *out = op2(S, WT_OP_FLE, a, b); break;
+    case LLVMRealOGT: *out = op2(S, WT_OP_FLT, b, a); break;
+    case LLVMRealOGE: *out = op2(S, WT_OP_FLE, b, a); break;
+    case LLVMRealUGE: *out = op2(S, WT_OP_FLT, a, b); *inv = 1; break;   /* !(a < b) */
+    case LLVMRealUGT: *out = op2(S, WT_OP_FLE, a, b); *inv = 1; break;   /* !(a <= b) */
+    case LLVMRealULE: *out = op2(S, WT_OP_FLT, b, a); *inv = 1; break;   /* !(a > b) */
+    case LLVMRealULT: *out = op2(S, WT_OP_FLE, b, a); *inv = 1; break;   /* !(a >= b) */
+    case LLVMRealUNO: *out = op2(S, WT_OP_FUNO, a, b); break;
+    case LLVMRealORD: *out = op2(S, WT_OP_FUNO, a, b); *inv = 1; break;
+    case LLVMRealONE:
+    case LLVMRealUEQ: {  /* one: a < b or a > b; ueq is its negation */
+        wb_opnd x = op2(S, WT_OP_FLT, a, b), y = op2(S, WT_OP_FLT, b, a);
+        *out = op2(S, WT_OP_OR, x, y);
+        *inv = LLVMGetFCmpPredicate(in) == LLVMRealUEQ;
+        break;
+    }
+    }
+    return 0;
+}
+
+/* A compare whose only user is a branch or select of its block is selected there,
+ * so that a negated float predicate costs nothing (the user swaps its arms). */
+static int cmp_deferrable(LLVMValueRef in)
+{
+    LLVMUseRef u = LLVMGetFirstUse(in);
+    if (!u || LLVMGetNextUse(u)) return 0;
+    LLVMValueRef user = LLVMGetUser(u);
+    if (LLVMGetInstructionParent(user) != LLVMGetInstructionParent(in)) return 0;
+    if (LLVMIsABranchInst(user)) return 1;
+    return LLVMIsASelectInst(user) && LLVMGetOperand(user, 0) == in;
+}
+
+/* A condition: (operand != 0) XOR *inv. */
+static int cond_val(isel *S, LLVMValueRef c, wb_opnd *out, int *inv)
+{
+    vinfo *vi = info(S, c, 0);
+    if (vi && vi->deferred) return sel_cmp(S, c, out, inv);
+    *inv = 0;
+    return val(S, c, out);
+}
+
+/* ---- Control flow ------------------------------------------------------------------------ */
+
+static int bb_entry(isel *S, LLVMBasicBlockRef bb)
+{
+    return wb_ptrmap_get(&S->bbmap, LLVMBasicBlockAsValue(bb));
+}
+
+/* Records the copies the successor's phis need on the edge from the current block. */
+static int add_edge(isel *S, LLVMBasicBlockRef from, LLVMBasicBlockRef to)
+{
+    int n = 0;
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(to); phi && LLVMIsAPHINode(phi); phi = LLVMGetNextInstruction(phi))
+        n++;
+    if (n == 0) return 0;
+    wb_func *f = S->f;
+    wb_edge e = {.succ = bb_entry(S, to), .n = 0};
+    e.dst = ws_arena_alloc(&f->arena, sizeof *e.dst * (size_t)n);
+    e.src = ws_arena_alloc(&f->arena, sizeof *e.src * (size_t)n);
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(to); phi && LLVMIsAPHINode(phi); phi = LLVMGetNextInstruction(phi)) {
+        unsigned k, count = LLVMCountIncoming(phi);
+        for (k = 0; k < count; k++)
+            if (LLVMGetIncomingBlock(phi, k) == from) break;
+        if (k == count) return fail(S, "a phi has no value for one of its predecessors");
+        wb_opnd src;
+        if (val(S, LLVMGetIncomingValue(phi, k), &src) < 0) return -1;
+        e.dst[e.n] = info(S, phi, 0)->v;
+        e.src[e.n++] = src;
+    }
+    wb_block *b = f->blocks[S->cur];
+    wb_edge *edges = ws_arena_alloc(&f->arena, sizeof *edges * (size_t)(b->nedges + 1));
+    if (b->nedges) memcpy(edges, b->edges, sizeof *edges * (size_t)b->nedges);
+    edges[b->nedges++] = e;
+    b->edges = edges;
+    return 0;
+}
+
+static void set_term(isel *S, int op, wb_opnd cond, int target)
+{
+    wb_block *b = S->f->blocks[S->cur];
+    memset(&b->term, 0, sizeof b->term);
+    b->term.op = (uint16_t)op;
+    b->term.s[0] = cond;
+    b->term.target = target;
+    b->term.line = S->line;
+    b->term.col = S->col;
+}
+
+/* Starts a new machine block that the current one falls into. */
+static void continue_in_new_block(isel *S)
+{
+    int nb = wb_new_block(S->f);
+    S->f->blocks[S->cur]->fall = nb;
+    wb_place_block(S->f, nb);
+    S->cur = nb;
+}
+
+static int sel_br(isel *S, LLVMValueRef in, LLVMBasicBlockRef from)
+{
+    if (!LLVMIsConditional(in)) {
+        LLVMBasicBlockRef t = LLVMGetSuccessor(in, 0);
+        if (add_edge(S, from, t) < 0) return -1;
+        S->f->blocks[S->cur]->fall = bb_entry(S, t);
+        return 0;
+    }
+    LLVMBasicBlockRef t = LLVMGetSuccessor(in, 0), e = LLVMGetSuccessor(in, 1);
+    LLVMValueRef c = LLVMGetCondition(in);
+    if (t == e || LLVMIsAConstantInt(c)) {
+        LLVMBasicBlockRef to = t == e || LLVMConstIntGetZExtValue(c) ? t : e;
+        if (add_edge(S, from, to) < 0) return -1;
+        S->f->blocks[S->cur]->fall = bb_entry(S, to);
+        return 0;
+    }
+    wb_opnd cv;
+    int inv;
+    if (cond_val(S, c, &cv, &inv) < 0) return -1;
+    if (add_edge(S, from, t) < 0 || add_edge(S, from, e) < 0) return -1;
+    set_term(S, inv ? WT_OP_BZ : WT_OP_BNZ, cv, bb_entry(S, t));
+    S->f->blocks[S->cur]->fall = bb_entry(S, e);
+    return 0;
+}
+
+/* A switch is a chain of compare-and-branch blocks. */
+static int sel_switch(isel *S, LLVMValueRef in, LLVMBasicBlockRef from)
+{
+    LLVMValueRef cond = LLVMGetOperand(in, 0);
+    LLVMTypeRef t = LLVMTypeOf(cond);
+    if (!is_int(t)) return unsupported_type(S, t);
+    wb_opnd x;
+    if (val(S, cond, &x) < 0) return -1;
+    unsigned n = LLVMGetNumSuccessors(in);
+    for (unsigned i = 1; i < n; i++) {
+        LLVMBasicBlockRef dest = LLVMGetSuccessor(in, i);
+        LLVMValueRef k = LLVMGetOperand(in, 2 * i);
+        wb_opnd kv;
+        if (const_opnd(S, k, &kv, NULL) < 0) return -1;
+        if (is_r0(kv)) {
+            set_term(S, WT_OP_BZ, x, bb_entry(S, dest));
+        } else {
+            wb_opnd c = op2(S, WT_OP_IEQ, x, kv);
+            set_term(S, WT_OP_BNZ, c, bb_entry(S, dest));
+        }
+        if (add_edge(S, from, dest) < 0) return -1;
+        continue_in_new_block(S);
+    }
+    LLVMBasicBlockRef def = LLVMGetSwitchDefaultDest(in);
+    if (add_edge(S, from, def) < 0) return -1;
+    S->f->blocks[S->cur]->fall = bb_entry(S, def);
+    return 0;
+}
+
+/* ---- Calls ---------------------------------------------------------------------------------- */
+
+static int queue_arg(isel *S, LLVMValueRef call, int *q)
+{
+    LLVMValueRef a = LLVMGetOperand(call, 0);
+    if (!LLVMIsAConstantInt(a) || LLVMConstIntGetZExtValue(a) > 3)
+        return fail(S, "the queue of a communication call must be a constant 0..3");
+    *q = (int)LLVMConstIntGetZExtValue(a);
+    return 0;
+}
+
+static int arg_val(isel *S, LLVMValueRef call, unsigned i, wb_opnd *out)
+{
+    return val(S, LLVMGetOperand(call, i), out);
+}
+
+/* llvm.memset / llvm.memcpy: unrolled word stores when small and aligned, else a loop. */
+static unsigned call_param_align(LLVMValueRef call, unsigned argno)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName("align", 5);
+    LLVMAttributeRef a = LLVMGetCallSiteEnumAttribute(call, argno + 1, kind);
+    return a ? (unsigned)LLVMGetEnumAttributeValue(a) : 1;
+}
+
+static int word_aligned(LLVMValueRef call, unsigned argno, addr p)
+{
+    int off;
+    if (call_param_align(call, argno) >= 4) return 1;
+    return known_byte_offset(p, &off) && off == 0;
+}
+
+static int sel_mem_intrinsic(isel *S, LLVMValueRef call, int is_copy)
+{
+    addr dst, src = {0};
+    wb_opnd fill = wb_reg(WT_OPND_R0), len;
+    int src_op = WT_OP_LD;
+    if (val_addr(S, LLVMGetOperand(call, 0), &dst) < 0) return -1;
+    if (LLVMGetPointerAddressSpace(LLVMTypeOf(LLVMGetOperand(call, 0))) != 0)
+        return fail(S, "a store to host memory (host arrays are written only by send)");
+    if (is_copy) {
+        if (val_addr(S, LLVMGetOperand(call, 1), &src) < 0) return -1;
+        if (LLVMGetPointerAddressSpace(LLVMTypeOf(LLVMGetOperand(call, 1))) == 1) src_op = WT_OP_HLD;
+    } else if (arg_val(S, call, 1, &fill) < 0) {
+        return -1;
+    }
+    LLVMValueRef lenv = LLVMGetOperand(call, 2);
+    if (!is_int(LLVMTypeOf(lenv))) return unsupported_type(S, LLVMTypeOf(lenv));
+    if (val(S, lenv, &len) < 0) return -1;
+    int known = LLVMIsAConstantInt(lenv) != NULL;
+    uint64_t n = known ? LLVMConstIntGetZExtValue(lenv) : 0;
+    if (known && n == 0) return 0;
+    int words = known && n % 4 == 0 && word_aligned(call, 0, dst) && (!is_copy || word_aligned(call, 1, src));
+    wb_opnd word = fill;
+    if (!is_copy && words) {
+        if (wb_is_lit(fill)) word = wb_imm(fill.v * 0x01010101u, 0);
+        else if (!is_r0(fill)) word = op2(S, WT_OP_IMUL, fill, wb_imm(0x01010101u, 0));
+    }
+    if (words && n <= 64) {
+        for (uint64_t k = 0; k < n; k += 4) {
+            addr d = addr_add_const(S, dst, (int64_t)k);
+            wb_opnd v = word;
+            if (is_copy) {
+                v = wb_vreg(wb_new_vreg(S->f, 0));
+                emit_ld(S, src_op, v, addr_add_const(S, src, (int64_t)k));
+            }
+            emit_st(S, d, v);
+        }
+        return 0;
+    }
+    /* The loop: p walks the destination (and q the source) until it reaches end. */
+    int unit = words ? 4 : 1;
+    wb_func *f = S->f;
+    wb_opnd p = wb_vreg(wb_new_vreg(f, 0)), q = none();
+    emit(S, WB_COPY, p, addr_value(S, dst), none(), none());
+    wb_opnd end = op2(S, WT_OP_IADD, p, len);
+    if (is_copy) {
+        q = wb_vreg(wb_new_vreg(f, 0));
+        emit(S, WB_COPY, q, addr_value(S, src), none(), none());
+    }
+    int done = wb_new_block(f), loop = wb_new_block(f);
+    if (!known) set_term(S, WT_OP_BZ, len, done);
+    f->blocks[S->cur]->fall = loop;
+    wb_place_block(f, loop);
+    S->cur = loop;
+    addr pd = {p, wb_reg(WT_OPND_R0), dst.obj}, ps = {q, wb_reg(WT_OPND_R0), src.obj};
+    if (unit == 4) {
+        wb_opnd v = word;
+        if (is_copy) {
+            v = wb_vreg(wb_new_vreg(f, 0));
+            emit_ld(S, src_op, v, ps);
+        }
+        emit_st(S, pd, v);
+    } else {
+        wb_opnd v = fill;
+        if (is_copy) v = sub_load(S, ps, 0xff, src_op);
+        sub_store(S, pd, v, 0xff);
+    }
+    emit(S, WT_OP_IADD, p, p, wb_imm((uint32_t)unit, 0), none());
+    if (is_copy) emit(S, WT_OP_IADD, q, q, wb_imm((uint32_t)unit, 0), none());
+    wb_opnd more = op2(S, WT_OP_ILTU, p, end);
+    set_term(S, WT_OP_BNZ, more, loop);
+    f->blocks[loop]->fall = done;
+    wb_place_block(f, done);
+    S->cur = done;
+    return 0;
+}
+
+static int is_intrinsic(const char *name, const char *prefix)
+{
+    return strncmp(name, prefix, strlen(prefix)) == 0;
+}
+
+static int sel_call(isel *S, LLVMValueRef in)
+{
+    LLVMValueRef callee = LLVMGetCalledValue(in);
+    if (!LLVMIsAFunction(callee)) return fail(S, "an indirect call");
+    size_t nlen;
+    const char *name = LLVMGetValueName2(callee, &nlen);
+    wb_opnd a, b;
+    int q;
+    LLVMTypeRef rt = LLVMTypeOf(in);
+    int rbits = LLVMGetTypeKind(rt) == LLVMVoidTypeKind ? 0 : type_bits(rt);
+
+    if (is_intrinsic(name, "w2.")) {
+        if (!strcmp(name, "w2.recv.f32") || !strcmp(name, "w2.recv.i32")) {
+            if (queue_arg(S, in, &q) < 0) return -1;
+            set_val(S, in, copy_of(S, wb_reg(WT_OPND_GATE + (unsigned)q)));
+            return 0;
+        }
+        int base = !strcmp(name, "w2.send.f32") || !strcmp(name, "w2.send.i32") ? WT_OPND_GATE
+                   : !strcmp(name, "w2.host.feed.f32") || !strcmp(name, "w2.host.feed.i32") ? WT_OPND_FEED
+                   : !strcmp(name, "w2.host.dest") ? WT_OPND_ADDR : -1;
+        if (base >= 0) {
+            if (queue_arg(S, in, &q) < 0 || arg_val(S, in, 1, &a) < 0) return -1;
+            emit(S, WB_COPY, wb_reg((unsigned)(base + q)), a, none(), none());
+            return 0;
+        }
+        if (!strcmp(name, "w2.cellid")) {
+            set_val(S, in, wb_reg(WT_OPND_CID));
+            return 0;
+        }
+        if (!strcmp(name, "w2.idiv") || !strcmp(name, "w2.imod")) {
+            if (arg_val(S, in, 0, &a) < 0 || arg_val(S, in, 1, &b) < 0) return -1;
+            set_val(S, in, op2(S, name[4] == 'd' ? WT_OP_IDIV : WT_OP_IMOD, a, b));
+            return 0;
+        }
+        return fail(S, "unsupported call to '%s'", name);
+    }
+
+    if (is_intrinsic(name, "llvm.")) {
+        if (is_intrinsic(name, "llvm.dbg.") || is_intrinsic(name, "llvm.lifetime.") ||
+            !strcmp(name, "llvm.assume") || !strcmp(name, "llvm.experimental.noalias.scope.decl"))
+            return 0;
+        struct { const char *prefix; int op, sgn; } minmax[] = {
+            {"llvm.smin.", WT_OP_IMIN, 1}, {"llvm.smax.", WT_OP_IMAX, 1},
+            {"llvm.umin.", WT_OP_IMINU, 0}, {"llvm.umax.", WT_OP_IMAXU, 0},
+        };
+        for (int i = 0; i < 4; i++) {
+            if (!is_intrinsic(name, minmax[i].prefix)) continue;
+            if (!rbits || is_float(rt)) return unsupported_type(S, rt);
+            if (arg_val(S, in, 0, &a) < 0 || arg_val(S, in, 1, &b) < 0) return -1;
+            if (minmax[i].sgn && rbits < 32) {
+                a = sext32(S, a, rbits);
+                b = sext32(S, b, rbits);
+                set_val(S, in, norm(S, op2(S, minmax[i].op, a, b), rbits));
+            } else {
+                set_val(S, in, op2(S, minmax[i].op, a, b));
+            }
+            return 0;
+        }
+        if (is_intrinsic(name, "llvm.abs.")) {
+            if (!rbits || is_float(rt)) return unsupported_type(S, rt);
+            if (arg_val(S, in, 0, &a) < 0) return -1;
+            a = sext32(S, a, rbits);
+            set_val(S, in, norm(S, op2(S, WT_OP_IMAX, a, op1(S, WT_OP_INEG, a)), rbits));
+            return 0;
+        }
+        if (!strcmp(name, "llvm.fptosi.sat.i32.f32")) {
+            if (arg_val(S, in, 0, &a) < 0) return -1;
+            set_val(S, in, op1(S, WT_OP_FTOI, a));
+            return 0;
+        }
+        if (!strcmp(name, "llvm.fabs.f32")) {
+            if (arg_val(S, in, 0, &a) < 0) return -1;
+            set_val(S, in, op1(S, WT_OP_FABS, a));
+            return 0;
+        }
+        if (!strcmp(name, "llvm.usub.sat.i32")) {  /* max(a, b) - b */
+            if (arg_val(S, in, 0, &a) < 0 || arg_val(S, in, 1, &b) < 0) return -1;
+            set_val(S, in, op2(S, WT_OP_ISUB, op2(S, WT_OP_IMAXU, a, b), b));
+            return 0;
+        }
+        if (!strcmp(name, "llvm.uadd.sat.i32")) {  /* a + b, or all ones if it wrapped */
+            if (arg_val(S, in, 0, &a) < 0 || arg_val(S, in, 1, &b) < 0) return -1;
+            wb_opnd s = op2(S, WT_OP_IADD, a, b), c = op2(S, WT_OP_ILTU, s, a);
+            wb_opnd d = wb_vreg(wb_new_vreg(S->f, 0));
+            emit(S, WT_OP_SEL, d, c, wb_imm(0xffffffffu, 0), s);
+            set_val(S, in, d);
+            return 0;
+        }
+        if (is_intrinsic(name, "llvm.memset.")) return sel_mem_intrinsic(S, in, 0);
+        if (is_intrinsic(name, "llvm.memcpy.")) return sel_mem_intrinsic(S, in, 1);
+        return fail(S, "unsupported call to '%s'", name);
+    }
+
+    /* A W2 function: void(), all registers the callee's. */
+    if (LLVMCountParams(callee) != 0 || rbits)
+        return fail(S, "call to '%s': only functions without parameters or result are supported", name);
+    const char *sym = wb_global_symbol(S->mod, callee);
+    if (!sym) return -1;
+    set_term(S, WT_OP_CALL, none(), -1);
+    S->f->blocks[S->cur]->term.callee = sym;
+    continue_in_new_block(S);
+    return 0;
+}
+
+/* ---- Instructions ---------------------------------------------------------------------------- */
+
+static int sel_binary(isel *S, LLVMValueRef in, LLVMOpcode opc)
+{
+    LLVMTypeRef t = LLVMTypeOf(in);
+    int bits = type_bits(t);
+    wb_opnd a, b;
+    if (val(S, LLVMGetOperand(in, 0), &a) < 0 || val(S, LLVMGetOperand(in, 1), &b) < 0) return -1;
+    int fop = 0;
+    switch (opc) {
+    case LLVMFAdd: fop = WT_OP_FADD; break;
+    case LLVMFSub: fop = WT_OP_FSUB; break;
+    case LLVMFMul: fop = WT_OP_FMUL; break;
+    case LLVMFDiv: fop = WT_OP_FDIV; break;
+    default: break;
+    }
+    if (fop) {
+        if (!is_float(t)) return unsupported_type(S, t);
+        set_val(S, in, op2(S, fop, a, b));
+        return 0;
+    }
+    if (!is_int(t)) return unsupported_type(S, t);
+    int op = 0, sext = 0, renorm = 0;
+    switch (opc) {
+    case LLVMAdd: op = WT_OP_IADD; renorm = 1; break;
+    case LLVMSub: op = WT_OP_ISUB; renorm = 1; break;
+    case LLVMMul: op = WT_OP_IMUL; renorm = 1; break;
+    case LLVMSDiv: op = WT_OP_IDIV; sext = 2; renorm = 1; break;
+    case LLVMSRem: op = WT_OP_IMOD; sext = 2; renorm = 1; break;
+    case LLVMUDiv: op = WT_OP_IDIVU; break;
+    case LLVMURem: op = WT_OP_IMODU; break;
+    case LLVMShl: op = WT_OP_SHL; renorm = 1; break;
+    case LLVMLShr: op = WT_OP_SHR; break;
+    case LLVMAShr: op = WT_OP_SRA; sext = 1; renorm = 1; break;
+    case LLVMAnd: op = WT_OP_AND; break;
+    case LLVMOr: op = WT_OP_OR; break;
+    case LLVMXor: op = WT_OP_XOR; break;
+    default: return fail(S, "unsupported instruction '%s'", opcode_name(opc));
+    }
+    if (bits < 32 && sext) {
+        a = sext32(S, a, bits);
+        if (sext == 2) b = sext32(S, b, bits);
+    }
+    wb_opnd d = op2(S, op, a, b);
+    set_val(S, in, bits < 32 && renorm ? norm(S, d, bits) : d);
+    return 0;
+}
+
+static int alias_value(isel *S, LLVMValueRef in, LLVMValueRef src)
+{
+    if (LLVMIsAConstant(src)) {
+        wb_opnd o;
+        if (const_opnd(S, src, &o, NULL) < 0) return -1;
+        set_val(S, in, o);
+        return 0;
+    }
+    vinfo *si = info(S, src, 0);
+    if (!si) return fail(S, "a value is used before it is defined");
+    vinfo copy = *si;
+    *info(S, in, 1) = copy;
+    return 0;
+}
+
+static int sel_cast(isel *S, LLVMValueRef in, LLVMOpcode opc)
+{
+    LLVMValueRef src = LLVMGetOperand(in, 0);
+    LLVMTypeRef st = LLVMTypeOf(src), dt = LLVMTypeOf(in);
+    int sb = type_bits(st), db = type_bits(dt);
+    if (!sb) return unsupported_type(S, st);
+    if (!db) return unsupported_type(S, dt);
+    wb_opnd a;
+    switch (opc) {
+    case LLVMBitCast: case LLVMAddrSpaceCast: case LLVMIntToPtr: case LLVMZExt:
+        return alias_value(S, in, src);
+    case LLVMPtrToInt:
+        if (db == 32) return alias_value(S, in, src);
+        if (val(S, src, &a) < 0) return -1;
+        set_val(S, in, norm(S, a, db));
+        return 0;
+    case LLVMTrunc:
+        if (val(S, src, &a) < 0) return -1;
+        set_val(S, in, norm(S, a, db));
+        return 0;
+    case LLVMSExt:
+        if (val(S, src, &a) < 0) return -1;
+        set_val(S, in, norm(S, sext32(S, a, sb), db));
+        return 0;
+    case LLVMSIToFP: case LLVMUIToFP:
+        if (!is_float(dt) || !is_int(st)) return unsupported_type(S, is_float(dt) ? st : dt);
+        if (val(S, src, &a) < 0) return -1;
+        if (opc == LLVMSIToFP) set_val(S, in, op1(S, WT_OP_ITOF, sext32(S, a, sb)));
+        else set_val(S, in, op1(S, WT_OP_UTOF, a));
+        return 0;
+    case LLVMFPToSI: case LLVMFPToUI:
+        if (!is_float(st) || !is_int(dt)) return unsupported_type(S, is_float(st) ? dt : st);
+        if (val(S, src, &a) < 0) return -1;
+        if (opc == LLVMFPToUI && db == 32) {
+            /* ftoi saturates at 2^31: values from there on are converted less 2^31. */
+            wb_opnd big = wb_imm(0x4f000000u, 1);   /* 2147483648.0 */
+            wb_opnd hi = op2(S, WT_OP_FLE, big, a);
+            wb_opnd lo = op1(S, WT_OP_FTOI, a);
+            wb_opnd up = op1(S, WT_OP_FTOI, op2(S, WT_OP_FSUB, a, big));
+            up = op2(S, WT_OP_XOR, up, wb_imm(0x80000000u, 0));
+            wb_opnd d = wb_vreg(wb_new_vreg(S->f, 0));
+            emit(S, WT_OP_SEL, d, hi, up, lo);
+            set_val(S, in, d);
+            return 0;
+        }
+        set_val(S, in, norm(S, op1(S, WT_OP_FTOI, a), db));
+        return 0;
+    default:
+        return fail(S, "unsupported instruction '%s'", opcode_name(opc));
+    }
+}
+
+static int sel_select(isel *S, LLVMValueRef in)
+{
+    LLVMTypeRef t = LLVMTypeOf(in);
+    if (!type_bits(t)) return unsupported_type(S, t);
+    wb_opnd c, a, b;
+    int inv;
+    if (cond_val(S, LLVMGetOperand(in, 0), &c, &inv) < 0) return -1;
+    if (val(S, LLVMGetOperand(in, 1), &a) < 0 || val(S, LLVMGetOperand(in, 2), &b) < 0) return -1;
+    wb_opnd d = wb_vreg(wb_new_vreg(S->f, 0));
+    if (inv) emit(S, WT_OP_SEL, d, c, b, a);
+    else emit(S, WT_OP_SEL, d, c, a, b);
+    set_val(S, in, d);
+    return 0;
+}
+
+static int sel_inst(isel *S, LLVMValueRef in, LLVMBasicBlockRef bb)
+{
+    LLVMOpcode opc = LLVMGetInstructionOpcode(in);
+    S->inst = in;
+    S->line = LLVMGetDebugLocLine(in);
+    S->col = LLVMGetDebugLocColumn(in);
+    switch (opc) {
+    case LLVMRet:
+        if (LLVMGetNumOperands(in) != 0) return fail(S, "functions returning a value are not supported");
+        set_term(S, WT_OP_RET, none(), -1);
+        return 0;
+    case LLVMBr: return sel_br(S, in, bb);
+    case LLVMSwitch: return sel_switch(S, in, bb);
+    case LLVMUnreachable:
+        set_term(S, WT_OP_HALT, none(), -1);
+        return 0;
+    case LLVMPHI: return 0;   /* its register was made up front; copies come on the edges */
+    case LLVMFNeg: {
+        wb_opnd a;
+        if (!is_float(LLVMTypeOf(in))) return unsupported_type(S, LLVMTypeOf(in));
+        if (val(S, LLVMGetOperand(in, 0), &a) < 0) return -1;
+        set_val(S, in, op1(S, WT_OP_FNEG, a));
+        return 0;
+    }
+    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMUDiv: case LLVMSDiv: case LLVMURem:
+    case LLVMSRem: case LLVMShl: case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMOr:
+    case LLVMXor: case LLVMFAdd: case LLVMFSub: case LLVMFMul: case LLVMFDiv:
+        return sel_binary(S, in, opc);
+    case LLVMAlloca: return sel_alloca(S, in);
+    case LLVMLoad: return sel_load(S, in);
+    case LLVMStore: return sel_store(S, in);
+    case LLVMGetElementPtr: return sel_gep(S, in);
+    case LLVMTrunc: case LLVMZExt: case LLVMSExt: case LLVMFPToUI: case LLVMFPToSI:
+    case LLVMUIToFP: case LLVMSIToFP: case LLVMPtrToInt: case LLVMIntToPtr: case LLVMBitCast:
+    case LLVMAddrSpaceCast:
+        return sel_cast(S, in, opc);
+    case LLVMFreeze: return alias_value(S, in, LLVMGetOperand(in, 0));
+    case LLVMICmp: case LLVMFCmp: {
+        if (cmp_deferrable(in)) {
+            info(S, in, 1)->deferred = 1;
+            return 0;
+        }
+        wb_opnd r;
+        int inv;
+        if (sel_cmp(S, in, &r, &inv) < 0) return -1;
+        set_val(S, in, inv ? logical_not(S, r) : r);
+        return 0;
+    }
+    case LLVMSelect: return sel_select(S, in);
+    case LLVMCall: return sel_call(S, in);
+    default: return fail(S, "unsupported instruction '%s'", opcode_name(opc));
+    }
+}
+
+/* ---- Driver --------------------------------------------------------------------------------- */
+
+/* Reverse post-order of the reachable blocks, first successors first, so that a
+ * loop body follows its header and uses follow definitions. */
+static int rpo(LLVMValueRef fn, LLVMBasicBlockRef **out)
+{
+    int n = (int)LLVMCountBasicBlocks(fn);
+    LLVMBasicBlockRef *all = ws_xcalloc((size_t)n, sizeof *all);
+    LLVMGetBasicBlocks(fn, all);
+    wb_ptrmap index = {0};
+    for (int i = 0; i < n; i++) wb_ptrmap_put(&index, LLVMBasicBlockAsValue(all[i]), i);
+    uint8_t *seen = ws_xcalloc((size_t)n, 1);
+    int *stack = ws_xcalloc((size_t)n, sizeof *stack), *next = ws_xcalloc((size_t)n, sizeof *next);
+    LLVMBasicBlockRef *post = ws_xcalloc((size_t)n, sizeof *post);
+    int sp = 0, np = 0;
+    stack[sp++] = 0;
+    seen[0] = 1;
+    next[0] = (int)LLVMGetNumSuccessors(LLVMGetBasicBlockTerminator(all[0])) - 1;
+    while (sp) {
+        int b = stack[sp - 1];
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(all[b]);
+        if (next[b] >= 0) {
+            int s = wb_ptrmap_get(&index, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, (unsigned)next[b]--)));
+            if (!seen[s]) {
+                seen[s] = 1;
+                LLVMValueRef st = LLVMGetBasicBlockTerminator(all[s]);
+                next[s] = st ? (int)LLVMGetNumSuccessors(st) - 1 : -1;
+                stack[sp++] = s;
+            }
+        } else {
+            post[np++] = all[b];
+            sp--;
+        }
+    }
+    for (int i = 0; i < np / 2; i++) {
+        LLVMBasicBlockRef t = post[i];
+        post[i] = post[np - 1 - i];
+        post[np - 1 - i] = t;
+    }
+    wb_ptrmap_free(&index);
+    free(all);
+    free(seen);
+    free(stack);
+    free(next);
+    *out = post;
+    return np;
+}
+
+int wb_isel(wb_module *mod, LLVMValueRef fn, wb_func *f)
+{
+    isel S = {.mod = mod, .f = f, .fn = fn, .fname = f->name};
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        if (!LLVMGetBasicBlockTerminator(bb)) return fail(&S, "a block without a terminator");
+    LLVMBasicBlockRef *order;
+    int n = rpo(fn, &order);
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        wb_ptrmap_put(&S.bbmap, LLVMBasicBlockAsValue(order[i]), wb_new_block(f));
+        for (LLVMValueRef in = LLVMGetFirstInstruction(order[i]); in && LLVMIsAPHINode(in);
+             in = LLVMGetNextInstruction(in)) {
+            S.inst = in;
+            if (!type_bits(LLVMTypeOf(in))) {
+                rc = unsupported_type(&S, LLVMTypeOf(in));
+                goto done;
+            }
+            set_val(&S, in, wb_vreg(wb_new_vreg(f, 0)));
+        }
+    }
+    for (int i = 0; i < n && rc == 0; i++) {
+        S.cur = bb_entry(&S, order[i]);
+        wb_place_block(f, S.cur);
+        for (LLVMValueRef in = LLVMGetFirstInstruction(order[i]); in && rc == 0; in = LLVMGetNextInstruction(in))
+            rc = sel_inst(&S, in, order[i]);
+    }
+done:
+    free(order);
+    free(S.vals);
+    free(S.scaled);
+    wb_ptrmap_free(&S.vmap);
+    wb_ptrmap_free(&S.bbmap);
+    wb_ptrmap_free(&S.objmap);
+    return rc;
+}

@@ -1,0 +1,52 @@
+/* Layout: every block that continues into a block other than the next one gets a
+ * branch there. A conditional branch whose target is the next block is inverted
+ * instead; one whose neither side is next gets a block with a jump after it (one
+ * branch a bundle). A jump to the next block is dropped. A call's continuation is
+ * always laid out right after it by selection. */
+#include "mir.h"
+
+#include <stdlib.h>
+
+void wb_layout(wb_func *f)
+{
+    int n = f->norder;
+    int *old = ws_xcalloc((size_t)n, sizeof *old);
+    for (int k = 0; k < n; k++) old[k] = f->order[k];
+    f->norder = 0;
+    for (int k = 0; k < n; k++) {
+        int id = old[k], next = k + 1 < n ? old[k + 1] : -1;
+        wb_place_block(f, id);
+        wb_block *b = f->blocks[id];
+        if (b->term.op == WT_OP_JMP) {
+            b->fall = b->term.target;
+            b->term.op = WT_OP_NONE;
+        }
+        if (b->fall < 0 || b->fall == next) continue;
+        switch (b->term.op) {
+        case WT_OP_NONE:
+            b->term.op = WT_OP_JMP;
+            b->term.target = b->fall;
+            b->fall = -1;
+            break;
+        case WT_OP_BZ:
+        case WT_OP_BNZ:
+            if (b->term.target == next) {
+                b->term.op = b->term.op == WT_OP_BZ ? WT_OP_BNZ : WT_OP_BZ;
+                b->term.target = b->fall;
+                b->fall = next;
+            } else {
+                int jb = wb_new_block(f);
+                wb_place_block(f, jb);
+                b = f->blocks[id];
+                f->blocks[jb]->term.op = WT_OP_JMP;
+                f->blocks[jb]->term.target = b->fall;
+                b->fall = jb;
+            }
+            break;
+        default:
+            ws_internal_error("backend: block %d of %s must fall through after '%s'", id, f->name,
+                              wt_ops[b->term.op].name);
+        }
+    }
+    free(old);
+}

@@ -1,0 +1,324 @@
+/* Machine IR: construction helpers, operand and operation properties read from the
+ * machine description, and the text form used by emission, tests and debugging. */
+#include "mir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+wb_func *wb_func_new(const char *name, const wt_model *model)
+{
+    wb_func *f = ws_xcalloc(1, sizeof *f);
+    f->name = ws_arena_strndup(&f->arena, name, strlen(name));
+    f->model = model;
+    f->nvregs = 1;   /* vreg 0 is never used, so 0 can mean "none" */
+    size_t n = strlen(name);
+    char *frame = ws_arena_alloc(&f->arena, n + 7);
+    memcpy(frame, name, n);
+    memcpy(frame + n, ".frame", 7);
+    f->frame = frame;
+    return f;
+}
+
+void wb_func_free(wb_func *f)
+{
+    if (!f) return;
+    for (int i = 0; i < f->nblocks; i++) free(f->blocks[i]->ins);
+    free(f->blocks);
+    free(f->order);
+    free(f->vflags);
+    ws_arena_free(&f->arena);
+    free(f);
+}
+
+int wb_new_block(wb_func *f)
+{
+    if (f->nblocks == f->bcap) {
+        f->bcap = f->bcap ? 2 * f->bcap : 16;
+        f->blocks = ws_xrealloc(f->blocks, sizeof *f->blocks * (size_t)f->bcap);
+        f->order = ws_xrealloc(f->order, sizeof *f->order * (size_t)f->bcap);
+    }
+    wb_block *b = ws_arena_alloc(&f->arena, sizeof *b);
+    b->id = f->nblocks;
+    b->fall = -1;
+    f->blocks[f->nblocks++] = b;
+    return b->id;
+}
+
+void wb_place_block(wb_func *f, int id)
+{
+    f->order[f->norder++] = id;
+}
+
+int wb_new_vreg(wb_func *f, uint8_t flags)
+{
+    if (f->nvregs >= f->vcap) {
+        int old = f->vcap;
+        f->vcap = f->vcap ? 2 * f->vcap : 256;
+        f->vflags = ws_xrealloc(f->vflags, (size_t)f->vcap);
+        memset(f->vflags + old, 0, (size_t)(f->vcap - old));
+    }
+    f->vflags[f->nvregs] = flags;
+    return f->nvregs++;
+}
+
+wb_ins *wb_insert(wb_func *f, int block, int at, const wb_ins *in)
+{
+    wb_block *b = f->blocks[block];
+    if (b->nins == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 16;
+        b->ins = ws_xrealloc(b->ins, sizeof *b->ins * (size_t)b->cap);
+    }
+    memmove(&b->ins[at + 1], &b->ins[at], sizeof *b->ins * (size_t)(b->nins - at));
+    b->ins[at] = *in;
+    b->nins++;
+    return &b->ins[at];
+}
+
+wb_ins *wb_append(wb_func *f, int block, const wb_ins *in)
+{
+    return wb_insert(f, block, f->blocks[block]->nins, in);
+}
+
+void wb_remove(wb_block *b, int at)
+{
+    memmove(&b->ins[at], &b->ins[at + 1], sizeof *b->ins * (size_t)(b->nins - at - 1));
+    b->nins--;
+}
+
+uint32_t wb_frame_alloc(wb_func *f, uint32_t bytes)
+{
+    /* Every object starts on a word: the memory is word-addressed (4-aligned bytes). */
+    uint32_t at = f->frame_size;
+    f->frame_size += (bytes + 3) & ~3u;
+    return at;
+}
+
+/* ---- Pointer map: open addressing, linear probing ------------------------------ */
+
+static size_t ptr_hash(const void *k, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)k * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 17) & (cap - 1);
+}
+
+int wb_ptrmap_get(const wb_ptrmap *m, const void *key)
+{
+    if (!m->cap) return -1;
+    for (size_t i = ptr_hash(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->keys[i]) return -1;
+        if (m->keys[i] == key) return m->vals[i];
+    }
+}
+
+void wb_ptrmap_put(wb_ptrmap *m, const void *key, int val)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        wb_ptrmap old = *m;
+        m->cap = old.cap ? 2 * old.cap : 64;
+        m->keys = ws_xcalloc(m->cap, sizeof *m->keys);
+        m->vals = ws_xcalloc(m->cap, sizeof *m->vals);
+        m->n = 0;
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.keys[i]) wb_ptrmap_put(m, old.keys[i], old.vals[i]);
+        free(old.keys);
+        free(old.vals);
+    }
+    size_t i = ptr_hash(key, m->cap);
+    while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
+    if (!m->keys[i]) m->n++;
+    m->keys[i] = key;
+    m->vals[i] = val;
+}
+
+void wb_ptrmap_free(wb_ptrmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- Operands ------------------------------------------------------------------ */
+
+wb_opnd wb_vreg(int v) { return (wb_opnd){.kind = WB_O_VREG, .v = (uint32_t)v}; }
+wb_opnd wb_reg(unsigned code) { return (wb_opnd){.kind = WB_O_REG, .v = code}; }
+
+wb_opnd wb_imm(uint32_t bits, int isfloat)
+{
+    /* r0 reads as zero, integer and +0.0 alike, and costs no literal field. */
+    if (bits == 0) return wb_reg(WT_OPND_R0);
+    return (wb_opnd){.kind = WB_O_IMM, .isfloat = (uint8_t)(isfloat != 0), .v = bits};
+}
+
+wb_opnd wb_sym(const char *sym, int32_t addend)
+{
+    return (wb_opnd){.kind = WB_O_SYM, .sym = sym, .addend = addend};
+}
+
+int wb_is_vreg(wb_opnd o) { return o.kind == WB_O_VREG; }
+int wb_is_lit(wb_opnd o) { return o.kind == WB_O_IMM || o.kind == WB_O_SYM; }
+
+int wb_lit_eq(wb_opnd a, wb_opnd b)
+{
+    if (a.kind != b.kind) return 0;
+    if (a.kind == WB_O_IMM) return a.v == b.v;
+    if (a.kind == WB_O_SYM) return a.addend == b.addend && strcmp(a.sym, b.sym) == 0;
+    return 0;
+}
+
+int wb_opnd_eq(wb_opnd a, wb_opnd b)
+{
+    if (a.kind != b.kind) return 0;
+    if (a.kind == WB_O_VREG || a.kind == WB_O_REG) return a.v == b.v;
+    if (a.kind == WB_O_NONE) return 1;
+    return wb_lit_eq(a, b);
+}
+
+/* ---- Operations ---------------------------------------------------------------- */
+
+int wb_nsrc(int op)
+{
+    if (op == WB_COPY) return 1;
+    int n = 0;
+    for (const char *p = wt_ops[op].sig; *p; p++) {
+        if (*p == 'm') n += 2;
+        else if (strchr("abcskK", *p)) n++;
+    }
+    return n;
+}
+
+int wb_has_dest(int op)
+{
+    return op == WB_COPY || strchr(wt_ops[op].sig, 'd') != NULL;
+}
+
+int wb_is_term_op(int op) { return op != WB_COPY && op != WT_OP_NONE && wt_ops[op].uclass == WT_UC_BR; }
+
+int wb_latency(const wb_func *f, int op)
+{
+    int m = f->model->id;
+    if (op == WB_COPY) {
+        int a = wt_ops[WT_OP_MV].latency[m], b = wt_ops[WT_OP_MOV].latency[m];
+        return a > b ? a : b;
+    }
+    return wt_ops[op].latency[m];
+}
+
+int wb_interval(const wb_func *f, int op)
+{
+    int m = f->model->id;
+    if (op == WB_COPY) {
+        int a = wt_ops[WT_OP_MV].interval[m], b = wt_ops[WT_OP_MOV].interval[m];
+        return a > b ? a : b;
+    }
+    return wt_ops[op].interval[m];
+}
+
+/* ---- Text ---------------------------------------------------------------------- */
+
+static void put_opnd(ws_buf *out, wb_opnd o, char imm_type)
+{
+    char lit[48];
+    switch (o.kind) {
+    case WB_O_VREG: ws_buf_printf(out, "%%%u", o.v); break;
+    case WB_O_REG: {
+        const char *name = wt_opnd_name(o.v);
+        if (name) ws_buf_puts(out, name);
+        else ws_buf_printf(out, "?%u", o.v);
+        break;
+    }
+    case WB_O_IMM:
+        /* Untyped ('x') literals keep their float form so the text says what it is;
+         * the assembler takes a float literal's bits there. */
+        if (imm_type == 'x') imm_type = o.isfloat ? 'f' : 'i';
+        wt_format_literal(o.v, imm_type == 'f' ? 'f' : 'i', lit, sizeof lit);
+        ws_buf_puts(out, lit);
+        break;
+    case WB_O_SYM:
+        if (o.addend > 0) ws_buf_printf(out, "%s+%d", o.sym, (int)o.addend);
+        else if (o.addend < 0) ws_buf_printf(out, "%s-%u", o.sym, 0u - (uint32_t)o.addend);
+        else ws_buf_puts(out, o.sym);
+        break;
+    default: ws_buf_puts(out, "?"); break;
+    }
+}
+
+void wb_format_ins(ws_buf *out, const wb_func *f, const wb_ins *in, int op,
+                   const char *(*label)(void *ctx, int block), void *ctx)
+{
+    (void)f;
+    if (op == WB_COPY) {
+        ws_buf_puts(out, "copy ");
+        put_opnd(out, in->d, 'x');
+        ws_buf_puts(out, ", ");
+        put_opnd(out, in->s[0], 'x');
+        return;
+    }
+    const wt_op_info *info = &wt_ops[op];
+    ws_buf_puts(out, info->name);
+    int k = 0;
+    for (const char *p = info->sig; *p; p++) {
+        ws_buf_puts(out, p == info->sig ? " " : ", ");
+        switch (*p) {
+        case 'd': put_opnd(out, in->d, info->imm_type); break;
+        case 'm':
+            ws_buf_puts(out, "[");
+            put_opnd(out, in->s[k], 'i');
+            if (!(in->s[k + 1].kind == WB_O_REG && in->s[k + 1].v == WT_OPND_R0)) {
+                ws_buf_puts(out, ", ");
+                put_opnd(out, in->s[k + 1], 'i');
+            }
+            ws_buf_puts(out, "]");
+            k += 2;
+            break;
+        case 't':
+            if (op == WT_OP_CALL) ws_buf_puts(out, in->callee);
+            else {
+                const char *name = label ? label(ctx, in->target) : NULL;
+                if (name) ws_buf_puts(out, name);
+                else ws_buf_printf(out, "@B%d", in->target);
+            }
+            break;
+        default: put_opnd(out, in->s[k++], info->imm_type); break;
+        }
+    }
+}
+
+void wb_mir_print(const wb_func *f, ws_buf *out)
+{
+    ws_buf_printf(out, "function %s (frame %u bytes)\n", f->name, (unsigned)f->frame_size);
+    for (int i = 0; i < f->norder; i++) {
+        const wb_block *b = f->blocks[f->order[i]];
+        ws_buf_printf(out, "@B%d:", b->id);
+        if (b->fall >= 0) ws_buf_printf(out, "  ; falls to @B%d", b->fall);
+        ws_buf_puts(out, "\n");
+        for (int k = 0; k < b->nins; k++) {
+            ws_buf_puts(out, "    ");
+            wb_format_ins(out, f, &b->ins[k], b->ins[k].op, NULL, NULL);
+            ws_buf_puts(out, "\n");
+        }
+        for (int e = 0; e < b->nedges; e++) {
+            ws_buf_printf(out, "    ; edge to @B%d:", b->edges[e].succ);
+            for (int c = 0; c < b->edges[e].n; c++) {
+                ws_buf_puts(out, c ? ", " : " ");
+                put_opnd(out, b->edges[e].dst[c], 'x');
+                ws_buf_puts(out, " <- ");
+                put_opnd(out, b->edges[e].src[c], 'x');
+            }
+            ws_buf_puts(out, "\n");
+        }
+        if (b->term.op != WT_OP_NONE) {
+            ws_buf_puts(out, "    ");
+            wb_format_ins(out, f, &b->term, b->term.op, NULL, NULL);
+            ws_buf_puts(out, "\n");
+        }
+    }
+}
+
+int wb_succs(const wb_block *b, int succ[2])
+{
+    int n = 0;
+    int op = b->term.op;
+    if (op == WT_OP_BZ || op == WT_OP_BNZ || op == WT_OP_JMP) succ[n++] = b->term.target;
+    if (b->fall >= 0 && (n == 0 || succ[0] != b->fall)) succ[n++] = b->fall;
+    return n;
+}

@@ -1,0 +1,193 @@
+/* The backend's machine IR, shared by its passes (internal to backend/).
+ *
+ * A function is an array of blocks; a block is a list of operations in program
+ * order plus at most one terminator (a BR-class operation). Operations are the
+ * machine description's wt_op values plus the pseudo-operation WB_COPY, which the
+ * scheduler turns into `mv` (crossbar) or `mov` (integer ALU), whichever unit is free.
+ * Operands start as virtual registers and are rewritten in place to operand codes
+ * (r1..r63, gates) by the register allocator: one IR from selection to emission.
+ *
+ * Sources are kept in signature order: for "dab" s[0]=a s[1]=b, for "dabc" s[0..2],
+ * for "dm" the memory operand [s[0], s[1]], for "ms" [s[0], s[1]] and the stored
+ * value s[2], for "kt" the condition s[0]. */
+#ifndef WB_MIR_H
+#define WB_MIR_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <stdint.h>
+
+#include "warp_backend.h"
+
+enum { WB_COPY = WT_NOPS, WB_NOPCODES };
+
+typedef enum wb_okind {
+    WB_O_NONE,
+    WB_O_VREG,  /* v: virtual register number (>= 1) */
+    WB_O_REG,   /* v: operand code (r0..r63, cid, gates) */
+    WB_O_IMM,   /* v: the 32 literal bits; isfloat: print as a float */
+    WB_O_SYM    /* sym + addend: a link-time literal */
+} wb_okind;
+
+typedef struct wb_opnd {
+    uint8_t kind;
+    uint8_t isfloat;
+    uint32_t v;
+    const char *sym;
+    int32_t addend;
+} wb_opnd;
+
+typedef struct wb_ins {
+    uint16_t op;          /* wt_op or WB_COPY */
+    uint16_t mop;         /* after scheduling: the machine op (WB_COPY resolved) */
+    wb_opnd d;            /* destination, WB_O_NONE if the op has none */
+    wb_opnd s[3];         /* sources, see the header comment */
+    int target;           /* BZ/BNZ/JMP: target block id */
+    const char *callee;   /* CALL: the function's name */
+    int memobj;           /* LD/ST: the object accessed; 0 may be any */
+    unsigned line, col;   /* source position, 0 if unknown */
+    int cycle;            /* after scheduling: issue cycle within the block */
+} wb_ins;
+
+/* Parallel copies that a phi needs on the edge into succ (lowered by wb_lower_phis). */
+typedef struct wb_edge {
+    int succ;
+    int n;
+    wb_opnd *dst;         /* virtual registers of the successor's phis */
+    wb_opnd *src;
+} wb_edge;
+
+typedef struct wb_block {
+    int id;
+    wb_ins *ins;          /* the body, in program order */
+    int nins, cap;
+    wb_ins term;          /* term.op == WT_OP_NONE: no terminator */
+    int fall;             /* block reached after the body and term (fallthrough), -1 none */
+    wb_edge *edges;
+    int nedges;
+    int len;              /* bundles, after scheduling */
+} wb_block;
+
+enum { WB_V_SPILLTEMP = 1 };  /* vreg flags */
+
+typedef struct wb_func {
+    const char *name;
+    const wt_model *model;
+    ws_arena arena;       /* everything of this function, freed once it is emitted */
+    wb_block **blocks;    /* indexed by block id */
+    int nblocks, bcap;
+    int *order;           /* layout: block ids in emission order */
+    int norder;
+    int nvregs;           /* vregs are 1..nvregs-1 */
+    uint8_t *vflags;
+    int vcap;
+    const char *frame;    /* the static frame's symbol, "NAME.frame" */
+    uint32_t frame_size;
+    int nmemobjs;         /* memory object ids handed out so far */
+} wb_func;
+
+/* ---- mir.c: construction and inspection ------------------------------------- */
+
+/* Pointer -> int, for lookups only (never iterated, so output cannot depend on
+ * addresses). */
+typedef struct wb_ptrmap {
+    const void **keys;
+    int *vals;
+    size_t cap, n;
+} wb_ptrmap;
+int wb_ptrmap_get(const wb_ptrmap *m, const void *key);   /* -1 if absent */
+void wb_ptrmap_put(wb_ptrmap *m, const void *key, int val);
+void wb_ptrmap_free(wb_ptrmap *m);
+
+wb_func *wb_func_new(const char *name, const wt_model *model);
+void wb_func_free(wb_func *f);
+int wb_new_block(wb_func *f);          /* not yet in the layout */
+void wb_place_block(wb_func *f, int id);  /* appends a block to the layout */
+int wb_new_vreg(wb_func *f, uint8_t flags);
+wb_ins *wb_append(wb_func *f, int block, const wb_ins *in);
+wb_ins *wb_insert(wb_func *f, int block, int at, const wb_ins *in);
+void wb_remove(wb_block *b, int at);
+uint32_t wb_frame_alloc(wb_func *f, uint32_t bytes);
+
+wb_opnd wb_vreg(int v);
+wb_opnd wb_reg(unsigned code);
+wb_opnd wb_imm(uint32_t bits, int isfloat);   /* 0 becomes r0 */
+wb_opnd wb_sym(const char *sym, int32_t addend);
+int wb_is_vreg(wb_opnd o);
+int wb_is_lit(wb_opnd o);                     /* IMM or SYM: takes a literal field */
+int wb_opnd_eq(wb_opnd a, wb_opnd b);
+int wb_lit_eq(wb_opnd a, wb_opnd b);          /* would share a literal field */
+
+int wb_nsrc(int op);                          /* sources an operation reads */
+int wb_has_dest(int op);
+int wb_is_term_op(int op);                    /* a BR-class operation */
+/* Latency and issue interval of an op on the model (WB_COPY: the slower of mv, mov). */
+int wb_latency(const wb_func *f, int op);
+int wb_interval(const wb_func *f, int op);
+
+/* The text of one operation (machine op `op`, so a resolved WB_COPY prints as mv/mov). */
+void wb_format_ins(ws_buf *out, const wb_func *f, const wb_ins *in, int op,
+                   const char *(*label)(void *ctx, int block), void *ctx);
+/* The machine IR as text, for tests and debugging. */
+void wb_mir_print(const wb_func *f, ws_buf *out);
+
+/* ---- live.c: liveness over virtual registers -------------------------------- */
+
+typedef struct wb_live {
+    int words;            /* bitset words per set */
+    uint64_t *in, *out;   /* per block id */
+} wb_live;
+
+/* Edges' pending copies count as defined on the edge (phis). */
+wb_live *wb_liveness(const wb_func *f);
+void wb_live_free(wb_live *l);
+static inline int wb_bit(const uint64_t *set, int v) { return (int)((set[v >> 6] >> (v & 63)) & 1); }
+static inline void wb_bit_set(uint64_t *set, int v) { set[v >> 6] |= 1ull << (v & 63); }
+static inline void wb_bit_clear(uint64_t *set, int v) { set[v >> 6] &= ~(1ull << (v & 63)); }
+
+/* The block's successors (up to 2: term target, then fall); returns how many. */
+int wb_succs(const wb_block *b, int succ[2]);
+
+/* ---- the passes, in the order backend.c runs them ---------------------------- */
+
+/* What selection and emission share about the module (isel.c). */
+typedef struct wb_module {
+    LLVMModuleRef m;
+    LLVMTargetDataRef td;
+    char *err;
+    size_t errlen;
+    int failed;
+    ws_arena arena;
+    wb_ptrmap gnames;          /* global value -> index in names */
+    const char **names;
+    int nnames;
+} wb_module;
+
+/* NULL, with a message in err, if the module's data layout is not the contract's. */
+wb_module *wb_module_new(LLVMModuleRef m, char *err, size_t errlen);
+void wb_module_free(wb_module *mod);
+/* Records the first error ("backend: ..."); later ones are dropped. Returns -1. */
+int wb_error(wb_module *mod, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The assembly name of a global variable or function; NULL (and an error) if it
+ * cannot be written as a symbol. Unnamed globals get a generated name. */
+const char *wb_global_symbol(wb_module *mod, LLVMValueRef g);
+int wb_isel(wb_module *mod, LLVMValueRef fn, wb_func *f);   /* isel.c, -1 on error */
+void wb_lower_phis(wb_func *f);                              /* phi.c */
+void wb_fold_gates(wb_func *f);                              /* gates.c */
+void wb_layout(wb_func *f);                                  /* layout.c */
+void wb_coalesce(wb_func *f);                                /* coalesce.c */
+void wb_spill_calls(wb_func *f);                             /* spill.c */
+void wb_spill_vregs(wb_func *f, const uint8_t *spill);       /* spill.c */
+/* limit: live values the scheduler tries to stay under (a register count). */
+void wb_schedule(wb_func *f, int limit);                     /* sched.c */
+/* 0: allocated; 1: spill code was added, schedule again; -1: gave up. */
+int wb_regalloc(wb_func *f);                                 /* regalloc.c */
+
+/* emit.c */
+int wb_emit_module_header(wb_module *mod, const wb_options *opts, ws_buf *out);
+/* .bss (globals, then the frames' text), then .data. */
+int wb_emit_globals(wb_module *mod, ws_buf *out, const ws_buf *frames);
+void wb_emit_frame(const wb_func *f, ws_buf *out);
+void wb_emit_function(const wb_func *f, const wb_options *opts, ws_buf *out);
+
+#endif

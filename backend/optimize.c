@@ -1,0 +1,41 @@
+/* LLVM's own optimisation: the default<O1..3> pipelines, with the vectorizers off
+ * (the cells have no vector units) and loop unrolling off (software pipelining
+ * wants loops rolled). */
+#include "warp_backend.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdio.h>
+
+int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+        snprintf(err, errlen, "backend: invalid LLVM module: %s", msg ? msg : "(no message)");
+        LLVMDisposeMessage(msg);
+        return -1;
+    }
+    LLVMDisposeMessage(msg);
+    if (opt_level < 0 || opt_level > 3) {
+        snprintf(err, errlen, "backend: no optimisation level %d (0 to 3)", opt_level);
+        return -1;
+    }
+    if (opt_level == 0) return 0;
+    char pipeline[32];
+    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
+    LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
+    LLVMPassBuilderOptionsSetLoopVectorization(o, 0);
+    LLVMPassBuilderOptionsSetSLPVectorization(o, 0);
+    LLVMPassBuilderOptionsSetLoopUnrolling(o, 0);
+    LLVMPassBuilderOptionsSetLoopInterleaving(o, 0);
+    LLVMErrorRef e = LLVMRunPasses(m, pipeline, NULL, o);
+    LLVMDisposePassBuilderOptions(o);
+    if (e) {
+        char *text = LLVMGetErrorMessage(e);
+        snprintf(err, errlen, "backend: LLVM optimisation failed: %s", text);
+        LLVMDisposeErrorMessage(text);
+        return -1;
+    }
+    return 0;
+}

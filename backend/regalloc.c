@@ -1,0 +1,295 @@
+/* Register allocation after bundling, on the exact issue clocks.
+ *
+ * Exposed pipelines: a register is taken from the issue of the operation that
+ * defines it (not its completion: a stalled cell still completes in-flight writes,
+ * so a write could land on a value still waiting to be read) until the issue of its
+ * last read. Clocks are numbered through the function in layout order; a value's
+ * live range is a set of half-open [def issue, last read) pieces found by walking
+ * each block's bundles backwards from its live-out set. Ranges that only touch do
+ * not conflict: a read at clock t and a new definition issued at t are fine, since
+ * the write lands at t + latency >= t + 1.
+ *
+ * Assignment is linear scan over these ranges with their holes: registers are tried
+ * in order, after the register of a copy's partner (so the copy disappears). A
+ * definition nobody reads writes r0. Registers r1..r(nregs-1); r0 reads as zero.
+ * If a register cannot be found, the value is spilled and the function is
+ * scheduled again. */
+#include "mir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct range { int s, e; } range;
+
+typedef struct rangeset {
+    range *r;
+    int n, cap;
+} rangeset;
+
+static void rs_add(rangeset *rs, int s, int e)
+{
+    if (e <= s) return;
+    if (rs->n == rs->cap) {
+        rs->cap = rs->cap ? 2 * rs->cap : 4;
+        rs->r = ws_xrealloc(rs->r, sizeof *rs->r * (size_t)rs->cap);
+    }
+    rs->r[rs->n++] = (range){s, e};
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+    const range *x = a, *y = b;
+    return x->s != y->s ? (x->s < y->s ? -1 : 1) : (x->e < y->e ? -1 : x->e > y->e);
+}
+
+/* Sorted, and touching pieces merged. */
+static void rs_normalize(rangeset *rs)
+{
+    if (rs->n < 2) return;
+    qsort(rs->r, (size_t)rs->n, sizeof *rs->r, cmp_range);
+    int m = 0;
+    for (int i = 1; i < rs->n; i++) {
+        if (rs->r[i].s <= rs->r[m].e) {
+            if (rs->r[i].e > rs->r[m].e) rs->r[m].e = rs->r[i].e;
+        } else {
+            rs->r[++m] = rs->r[i];
+        }
+    }
+    rs->n = m + 1;
+}
+
+/* Does the sorted, disjoint set occ overlap any piece of v? */
+static int rs_overlaps(const rangeset *occ, const rangeset *v)
+{
+    for (int k = 0; k < v->n; k++) {
+        int lo = 0, hi = occ->n;
+        while (lo < hi) {  /* the first piece ending after v's start */
+            int mid = (lo + hi) / 2;
+            if (occ->r[mid].e <= v->r[k].s) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < occ->n && occ->r[lo].s < v->r[k].e) return 1;
+    }
+    return 0;
+}
+
+static void rs_insert_all(rangeset *occ, const rangeset *v)
+{
+    for (int k = 0; k < v->n; k++) rs_add(occ, v->r[k].s, v->r[k].e);
+    qsort(occ->r, (size_t)occ->n, sizeof *occ->r, cmp_range);
+}
+
+static int rs_length(const rangeset *rs)
+{
+    int n = 0;
+    for (int k = 0; k < rs->n; k++) n += rs->r[k].e - rs->r[k].s;
+    return n;
+}
+
+typedef struct ops_at {   /* the operations of a block, by issue clock */
+    wb_ins **ins;
+    int n;
+} ops_at;
+
+static int cmp_cycle(const void *a, const void *b)
+{
+    const wb_ins *x = *(wb_ins *const *)a, *y = *(wb_ins *const *)b;
+    return (x->cycle > y->cycle) - (x->cycle < y->cycle);
+}
+
+/* Live ranges of every vreg; marks dead definitions in dead[] (indexed like a
+ * flattened walk: block by block, body then terminator). */
+static void build_ranges(wb_func *f, rangeset *ranges, uint8_t **dead_of)
+{
+    wb_live *l = wb_liveness(f);
+    size_t w = (size_t)l->words;
+    uint64_t *live = ws_xcalloc(w ? w : 1, sizeof *live);
+    int *end = ws_xcalloc((size_t)f->nvregs, sizeof *end);
+    int base = 0;
+    for (int oi = 0; oi < f->norder; oi++) {
+        int id = f->order[oi];
+        wb_block *b = f->blocks[id];
+        int n = b->nins + (b->term.op != WT_OP_NONE);
+        wb_ins **ins = ws_xcalloc((size_t)n + 1, sizeof *ins);
+        for (int i = 0; i < b->nins; i++) ins[i] = &b->ins[i];
+        if (b->term.op != WT_OP_NONE) ins[n - 1] = &b->term;
+        qsort(ins, (size_t)n, sizeof *ins, cmp_cycle);
+        uint8_t *dead = dead_of[id];
+        memset(dead, 0, (size_t)b->nins + 1);
+
+        memcpy(live, l->out + (size_t)id * w, w * sizeof *live);
+        for (int v = 1; v < f->nvregs; v++)
+            if (wb_bit(live, v)) end[v] = base + b->len;
+        int k = n - 1;
+        for (int c = b->len - 1; c >= 0; c--) {
+            int first = k;
+            while (first >= 0 && ins[first]->cycle == c) first--;
+            /* Definitions of this clock, then its reads. */
+            for (int x = k; x > first; x--) {
+                wb_ins *in = ins[x];
+                if (!wb_has_dest(in->op) || !wb_is_vreg(in->d)) continue;
+                int v = (int)in->d.v;
+                if (wb_bit(live, v)) {
+                    rs_add(&ranges[v], base + c, end[v]);
+                    wb_bit_clear(live, v);
+                } else {
+                    dead[in == &b->term ? b->nins : (int)(in - b->ins)] = 1;
+                }
+            }
+            for (int x = k; x > first; x--) {
+                wb_ins *in = ins[x];
+                for (int s = 0; s < wb_nsrc(in->op); s++) {
+                    if (!wb_is_vreg(in->s[s])) continue;
+                    int v = (int)in->s[s].v;
+                    if (!wb_bit(live, v)) {
+                        wb_bit_set(live, v);
+                        end[v] = base + c;
+                    }
+                }
+            }
+            k = first;
+        }
+        for (int v = 1; v < f->nvregs; v++)
+            if (wb_bit(live, v)) rs_add(&ranges[v], base, end[v]);
+        base += b->len;
+        free(ins);
+    }
+    for (int v = 1; v < f->nvregs; v++) rs_normalize(&ranges[v]);
+    free(live);
+    free(end);
+    wb_live_free(l);
+}
+
+typedef struct by_start { int start, v; } by_start;
+
+static int cmp_start(const void *a, const void *b)
+{
+    const by_start *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+int wb_regalloc(wb_func *f)
+{
+    int nv = f->nvregs, nregs = (int)f->model->nregs;
+    rangeset *ranges = ws_xcalloc((size_t)nv, sizeof *ranges);
+    uint8_t **dead = ws_xcalloc((size_t)f->nblocks, sizeof *dead);
+    for (int id = 0; id < f->nblocks; id++) dead[id] = ws_xcalloc((size_t)f->blocks[id]->nins + 1, 1);
+    build_ranges(f, ranges, dead);
+
+    /* Copy partners, for hints. */
+    int *hint_a = NULL, *hint_b = NULL, nh = 0;
+    for (int id = 0; id < f->nblocks; id++) {
+        const wb_block *b = f->blocks[id];
+        for (int i = 0; i < b->nins; i++) {
+            const wb_ins *in = &b->ins[i];
+            if (in->op != WB_COPY || !wb_is_vreg(in->d) || !wb_is_vreg(in->s[0])) continue;
+            hint_a = ws_xrealloc(hint_a, sizeof *hint_a * (size_t)(nh + 1));
+            hint_b = ws_xrealloc(hint_b, sizeof *hint_b * (size_t)(nh + 1));
+            hint_a[nh] = (int)in->d.v;
+            hint_b[nh++] = (int)in->s[0].v;
+        }
+    }
+
+    by_start *order = ws_xcalloc((size_t)nv, sizeof *order);
+    int no = 0;
+    for (int v = 1; v < nv; v++)
+        if (ranges[v].n) order[no++] = (by_start){ranges[v].r[0].s, v};
+    qsort(order, (size_t)no, sizeof *order, cmp_start);
+
+    int *reg = ws_xcalloc((size_t)nv, sizeof *reg);   /* 0: none */
+    rangeset *occ = ws_xcalloc((size_t)nregs, sizeof *occ);
+    uint8_t *failed = ws_xcalloc((size_t)nv, 1);
+    int nfailed = 0;
+    for (int oi = 0; oi < no; oi++) {
+        int v = order[oi].v, got = 0;
+        for (int h = 0; h < nh && !got; h++) {
+            int partner = hint_a[h] == v ? hint_b[h] : hint_b[h] == v ? hint_a[h] : 0;
+            int r = partner ? reg[partner] : 0;
+            if (r && !rs_overlaps(&occ[r], &ranges[v])) got = r;
+        }
+        for (int r = 1; r < nregs && !got; r++)
+            if (!rs_overlaps(&occ[r], &ranges[v])) got = r;
+        if (!got) {
+            failed[v] = 1;
+            nfailed++;
+            continue;
+        }
+        reg[v] = got;
+        rs_insert_all(&occ[got], &ranges[v]);
+    }
+
+    int rc = 0;
+    if (nfailed) {
+        /* Spill what failed; a spill temporary cannot be spilled again, so the
+         * longest-lived ordinary value beside it goes instead. */
+        uint8_t *spill = ws_xcalloc((size_t)nv, 1);
+        int any = 0;
+        for (int v = 1; v < nv; v++) {
+            if (!failed[v]) continue;
+            if (!(f->vflags[v] & WB_V_SPILLTEMP)) {
+                spill[v] = 1;
+                any = 1;
+                continue;
+            }
+            int best = 0, best_len = -1;
+            for (int u = 1; u < nv; u++) {
+                if (!reg[u] || spill[u] || (f->vflags[u] & WB_V_SPILLTEMP)) continue;
+                if (!rs_overlaps(&ranges[u], &ranges[v])) continue;
+                int len = rs_length(&ranges[u]);
+                if (len > best_len) {
+                    best = u;
+                    best_len = len;
+                }
+            }
+            if (best) {
+                spill[best] = 1;
+                any = 1;
+            }
+        }
+        if (any) {
+            wb_spill_vregs(f, spill);
+            rc = 1;
+        } else {
+            rc = -1;
+        }
+        free(spill);
+    } else {
+        for (int id = 0; id < f->nblocks; id++) {
+            wb_block *b = f->blocks[id];
+            for (int i = 0; i <= b->nins; i++) {
+                wb_ins *in = i == b->nins ? &b->term : &b->ins[i];
+                if (in->op == WT_OP_NONE) continue;
+                for (int s = 0; s < wb_nsrc(in->op); s++)
+                    if (wb_is_vreg(in->s[s])) in->s[s] = wb_reg((unsigned)reg[in->s[s].v]);
+                if (wb_has_dest(in->op) && wb_is_vreg(in->d))
+                    in->d = wb_reg(dead[id][i] ? WT_OPND_R0 : (unsigned)reg[in->d.v]);
+            }
+            /* Copies that became a register to itself, or to r0, do nothing; but a
+             * receive nobody reads must still take its word off the queue. */
+            int m = 0;
+            for (int i = 0; i < b->nins; i++) {
+                const wb_ins *in = &b->ins[i];
+                int from_gate = in->s[0].kind == WB_O_REG && wt_opnd_is_gate(in->s[0].v);
+                if (in->op == WB_COPY && in->d.kind == WB_O_REG && !from_gate &&
+                    (in->d.v == WT_OPND_R0 || wb_opnd_eq(in->d, in->s[0])))
+                    continue;
+                b->ins[m++] = *in;
+            }
+            b->nins = m;
+        }
+    }
+
+    for (int v = 0; v < nv; v++) free(ranges[v].r);
+    for (int r = 0; r < nregs; r++) free(occ[r].r);
+    for (int id = 0; id < f->nblocks; id++) free(dead[id]);
+    free(ranges);
+    free(dead);
+    free(occ);
+    free(reg);
+    free(failed);
+    free(order);
+    free(hint_a);
+    free(hint_b);
+    return rc;
+}

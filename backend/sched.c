@@ -1,0 +1,364 @@
+/* Bundling: list scheduling of each block into long instruction words.
+ *
+ * An edge i -> j with distance d means issue(j) >= issue(i) + d. The edges:
+ *   - a value's use issues no earlier than its definition's latency (exposed
+ *     pipelines: nothing interlocks), a redefinition no earlier than the reads of
+ *     the old value, and completes after the previous definition;
+ *   - memory: a store writes at the end of its issue clock, a load reads at issue;
+ *     accesses that may touch the same object stay in order;
+ *   - gates (what keeps the array deadlock-free in blocking mode): gate operations
+ *     keep program order; a receive issues strictly after any earlier send (host
+ *     feed and address writes included); writes to one queue complete in order;
+ *     a host feed completes before the next read of its queue; a queue is read once
+ *     a bundle (two reads of it are two words);
+ *   - the terminator issues when everything else of the block has completed or
+ *     completes with it, so that no write lands in the next block's time.
+ * Resources per bundle: the unit classes' slots (wt_class_slots), at most two
+ * distinct literals (IMM0, IMM1), one branch (the BR class has one slot); a
+ * non-pipelined operation (issue interval > 1) keeps its class busy. The assembler
+ * picks the slot within a class, so the whole class waits: whichever slot the
+ * divide lands in stays free of new work.
+ * Priority: longest latency path to the block's end, then program order; but when
+ * the values live at once reach the limit, operations that do not add one go first
+ * (the allocator works on this schedule, so it cannot undo a crowded one). */
+#include "mir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct node {
+    wb_ins *in;
+    int lat, ivl;
+    unsigned reads;       /* input gates read, bit q */
+    int wgate;            /* output, feed or address gate written, -1 none */
+    int mem;              /* 0 none, 1 load, 2 store (data memory) */
+    int npred, ready, height, done;
+    int *succ, *dist;
+    int nsucc;
+} node;
+
+static void analyse(const wb_func *f, node *n, wb_ins *in)
+{
+    memset(n, 0, sizeof *n);
+    n->in = in;
+    n->lat = wb_latency(f, in->op);
+    n->ivl = wb_interval(f, in->op);
+    n->wgate = -1;
+    for (int k = 0; k < wb_nsrc(in->op); k++)
+        if (in->s[k].kind == WB_O_REG && wt_opnd_is_gate(in->s[k].v)) n->reads |= 1u << (in->s[k].v - WT_OPND_GATE);
+    if (wb_has_dest(in->op) && in->d.kind == WB_O_REG &&
+        (wt_opnd_is_gate(in->d.v) || wt_opnd_is_feed(in->d.v) || wt_opnd_is_addr(in->d.v)))
+        n->wgate = (int)in->d.v;
+    if (in->op == WT_OP_LD) n->mem = 1;
+    if (in->op == WT_OP_ST) n->mem = 2;
+}
+
+static int max(int a, int b) { return a > b ? a : b; }
+
+static int reads_vreg(const wb_ins *in, wb_opnd v)
+{
+    for (int k = 0; k < wb_nsrc(in->op); k++)
+        if (wb_is_vreg(in->s[k]) && in->s[k].v == v.v) return 1;
+    return 0;
+}
+
+/* The distance i -> j for i before j in program order; -1 if independent. */
+static int distance(const node *a, const node *b, int b_is_term)
+{
+    const wb_ins *i = a->in, *j = b->in;
+    int d = -1;
+    int idef = wb_has_dest(i->op) && wb_is_vreg(i->d), jdef = wb_has_dest(j->op) && wb_is_vreg(j->d);
+    if (idef && reads_vreg(j, i->d)) d = max(d, a->lat);
+    if (jdef && reads_vreg(i, j->d)) d = max(d, 0);
+    if (idef && jdef && i->d.v == j->d.v) d = max(d, max(1, a->lat - b->lat + 1));
+
+    if (a->mem && b->mem && (i->memobj == 0 || j->memobj == 0 || i->memobj == j->memobj)) {
+        if (a->mem == 2 && b->mem == 1) d = max(d, a->lat);
+        else if (a->mem == 2 && b->mem == 2) d = max(d, 1);
+        else if (a->mem == 1 && b->mem == 2) d = max(d, 0);
+    }
+
+    int ia = a->reads || a->wgate >= 0, ib = b->reads || b->wgate >= 0;
+    if (ia && ib) d = max(d, 0);
+    if (a->wgate >= 0 && b->reads) d = max(d, 1);
+    if (a->reads & b->reads) d = max(d, 1);
+    if (a->wgate >= 0 && a->wgate == b->wgate) d = max(d, a->lat - b->lat + 1);
+    if (a->wgate >= 0 && wt_opnd_is_feed((unsigned)a->wgate) &&
+        (b->reads >> (a->wgate - WT_OPND_FEED) & 1))
+        d = max(d, a->lat);
+
+    if (b_is_term) d = max(d, max(max(a->lat, a->ivl) - 1, 0));
+    return d;
+}
+
+typedef struct bundle_state {
+    int used[WT_NUCLASSES];
+    wb_opnd lits[2];
+    int nlits;
+    int busy_until[WT_NUCLASSES];
+} bundle_state;
+
+/* Can `in` join the bundle at cycle t? Sets *mop to the machine op it would be. */
+static int fits(const wb_func *f, const bundle_state *st, const wb_ins *in, int t, int *mop)
+{
+    int extra = 0;
+    wb_opnd seen[3];
+    for (int k = 0; k < wb_nsrc(in->op); k++) {
+        wb_opnd s = in->s[k];
+        if (!wb_is_lit(s)) continue;
+        int known = 0;
+        for (int x = 0; x < st->nlits; x++) known |= wb_lit_eq(st->lits[x], s);
+        for (int x = 0; x < extra; x++) known |= wb_lit_eq(seen[x], s);
+        if (!known) seen[extra++] = s;
+    }
+    if (st->nlits + extra > 2) return 0;
+    /* A copy is a crossbar move or an ALU mov, whichever is free. */
+    int choices[2], nc = 0;
+    if (in->op == WB_COPY) {
+        choices[nc++] = WT_OP_MV;
+        choices[nc++] = WT_OP_MOV;
+    } else {
+        choices[nc++] = in->op;
+    }
+    for (int c = 0; c < nc; c++) {
+        wt_unit_class uc = wt_ops[choices[c]].uclass;
+        if (st->used[uc] < (int)wt_class_slots(uc) && st->busy_until[uc] <= t) {
+            *mop = choices[c];
+            return 1;
+        }
+    }
+    (void)f;
+    return 0;
+}
+
+static void place(const wb_func *f, bundle_state *st, node *n, int t, int mop)
+{
+    wt_unit_class uc = wt_ops[mop].uclass;
+    st->used[uc]++;
+    for (int k = 0; k < wb_nsrc(n->in->op); k++) {
+        wb_opnd s = n->in->s[k];
+        if (!wb_is_lit(s)) continue;
+        int known = 0;
+        for (int x = 0; x < st->nlits; x++) known |= wb_lit_eq(st->lits[x], s);
+        if (!known) st->lits[st->nlits++] = s;
+    }
+    int ivl = wt_ops[mop].interval[f->model->id];
+    if (ivl > 1) st->busy_until[uc] = t + ivl;
+    n->in->cycle = t;
+    n->in->mop = (uint16_t)mop;
+    n->done = 1;
+}
+
+static int distinct_literals(const wb_ins *in, int *last)
+{
+    int n = 0;
+    for (int k = 0; k < wb_nsrc(in->op); k++) {
+        if (!wb_is_lit(in->s[k])) continue;
+        int seen = 0;
+        for (int j = 0; j < k; j++) seen |= wb_lit_eq(in->s[j], in->s[k]);
+        if (!seen) {
+            n++;
+            *last = k;
+        }
+    }
+    return n;
+}
+
+/* A bundle holds two literals: an operation wanting three gets one from a register. */
+static void legalize_literals(wb_func *f, int id)
+{
+    for (int i = 0; i <= f->blocks[id]->nins; i++) {
+        wb_block *b = f->blocks[id];
+        int is_term = i == b->nins;
+        wb_ins *in = is_term ? &b->term : &b->ins[i];
+        int k;
+        if (in->op == WT_OP_NONE || distinct_literals(in, &k) <= 2) continue;
+        wb_opnd lit = in->s[k], t = wb_vreg(wb_new_vreg(f, 0));
+        for (int j = 0; j < wb_nsrc(in->op); j++)
+            if (wb_lit_eq(in->s[j], lit)) in->s[j] = t;
+        wb_ins copy = {.op = WB_COPY, .d = t, .s = {lit}, .target = -1, .line = in->line, .col = in->col};
+        wb_insert(f, id, i, &copy);
+        i--;   /* look at the same operation again, now one further on */
+    }
+}
+
+/* Register pressure, counted the way the allocator will: a value holds a register
+ * from its definition's issue until its last read in the block (or to the end,
+ * if it lives out). Reads of one name are counted per operation. */
+typedef struct pressure {
+    int count, limit;
+    int *uses_left;            /* per vreg: operations of the block still to read it */
+    uint8_t *live;             /* per vreg */
+    const uint64_t *live_out;
+} pressure;
+
+/* The change in live values if `in` issued now. */
+static int pressure_delta(const pressure *p, const wb_ins *in)
+{
+    int d = 0;
+    for (int k = 0; k < wb_nsrc(in->op); k++) {
+        wb_opnd s = in->s[k];
+        int dup = 0;
+        for (int j = 0; j < k; j++) dup |= wb_opnd_eq(in->s[j], s);
+        if (!wb_is_vreg(s) || dup) continue;
+        if (p->live[s.v] && p->uses_left[s.v] == 1 && !wb_bit(p->live_out, (int)s.v)) d--;
+    }
+    if (wb_has_dest(in->op) && wb_is_vreg(in->d)) {
+        int v = (int)in->d.v;
+        int reads_own = 0;
+        for (int k = 0; k < wb_nsrc(in->op); k++) reads_own |= wb_is_vreg(in->s[k]) && in->s[k].v == in->d.v;
+        int dies_now = p->live[v] && reads_own && p->uses_left[v] == 1 && !wb_bit(p->live_out, v);
+        int wanted = p->uses_left[v] - reads_own > 0 || wb_bit(p->live_out, v);
+        if (wanted && (!p->live[v] || dies_now)) d++;
+    }
+    return d;
+}
+
+static void pressure_issue(pressure *p, const wb_ins *in)
+{
+    for (int k = 0; k < wb_nsrc(in->op); k++) {
+        wb_opnd s = in->s[k];
+        int dup = 0;
+        for (int j = 0; j < k; j++) dup |= wb_opnd_eq(in->s[j], s);
+        if (!wb_is_vreg(s) || dup) continue;
+        p->uses_left[s.v]--;
+        if (p->live[s.v] && p->uses_left[s.v] == 0 && !wb_bit(p->live_out, (int)s.v)) {
+            p->live[s.v] = 0;
+            p->count--;
+        }
+    }
+    if (wb_has_dest(in->op) && wb_is_vreg(in->d)) {
+        int v = (int)in->d.v;
+        if (!p->live[v] && (p->uses_left[v] > 0 || wb_bit(p->live_out, v))) {
+            p->live[v] = 1;
+            p->count++;
+        }
+    }
+}
+
+static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
+{
+    int has_term = b->term.op != WT_OP_NONE;
+    int n = b->nins + has_term;
+    b->len = 0;
+    if (n == 0) return;
+    node *nodes = ws_xcalloc((size_t)n, sizeof *nodes);
+    for (int i = 0; i < b->nins; i++) analyse(f, &nodes[i], &b->ins[i]);
+    if (has_term) analyse(f, &nodes[n - 1], &b->term);
+    for (int i = 0; i < n; i++) {
+        const wb_ins *in = nodes[i].in;
+        for (int k = 0; k < wb_nsrc(in->op); k++) {
+            int dup = 0;
+            for (int j = 0; j < k; j++) dup |= wb_opnd_eq(in->s[j], in->s[k]);
+            if (wb_is_vreg(in->s[k]) && !dup) pr->uses_left[in->s[k].v]++;
+        }
+    }
+
+    int *cnt = ws_xcalloc((size_t)n, sizeof *cnt);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < n; i++) {
+            for (int j = i + 1; j < n; j++) {
+                int d = distance(&nodes[i], &nodes[j], has_term && j == n - 1);
+                if (d < 0) continue;
+                if (pass == 0) {
+                    cnt[i]++;
+                } else {
+                    nodes[i].succ[nodes[i].nsucc] = j;
+                    nodes[i].dist[nodes[i].nsucc++] = d;
+                    nodes[j].npred++;
+                }
+            }
+            if (pass == 0) {
+                nodes[i].succ = ws_xcalloc((size_t)cnt[i] + 1, sizeof(int));
+                nodes[i].dist = ws_xcalloc((size_t)cnt[i] + 1, sizeof(int));
+            }
+        }
+    }
+    free(cnt);
+    for (int i = n - 1; i >= 0; i--) {
+        int h = max(nodes[i].lat, nodes[i].ivl);
+        for (int k = 0; k < nodes[i].nsucc; k++) h = max(h, nodes[i].dist[k] + nodes[nodes[i].succ[k]].height);
+        nodes[i].height = h;
+    }
+
+    bundle_state st;
+    memset(&st, 0, sizeof st);
+    int left = n;
+    for (int t = 0; left > 0; t++) {
+        memset(st.used, 0, sizeof st.used);
+        st.nlits = 0;
+        for (;;) {
+            /* The best operation that fits, and the best that also keeps the live
+             * values under the limit. Over the limit, an operation that adds a live
+             * value waits while one that does not is still to come. */
+            int best = -1, best_mop = 0, calm = -1, calm_mop = 0, waiting = 0;
+            for (int i = 0; i < n; i++) {
+                node *x = &nodes[i];
+                int mop;
+                if (x->done || x->npred > 0) continue;
+                int delta = pressure_delta(pr, x->in);
+                int over = delta > 0 && pr->count + delta > pr->limit;
+                if (!over) waiting = 1;
+                if (x->ready > t || !fits(f, &st, x->in, t, &mop)) continue;
+                if (best < 0 || x->height > nodes[best].height) {
+                    best = i;
+                    best_mop = mop;
+                }
+                if (!over && (calm < 0 || x->height > nodes[calm].height)) {
+                    calm = i;
+                    calm_mop = mop;
+                }
+            }
+            if (calm >= 0) {
+                best = calm;
+                best_mop = calm_mop;
+            } else if (waiting) {
+                best = -1;
+            }
+            if (best < 0) break;
+            pressure_issue(pr, nodes[best].in);
+            place(f, &st, &nodes[best], t, best_mop);
+            left--;
+            for (int k = 0; k < nodes[best].nsucc; k++) {
+                node *y = &nodes[nodes[best].succ[k]];
+                y->npred--;
+                y->ready = max(y->ready, t + nodes[best].dist[k]);
+            }
+        }
+    }
+
+    for (int i = 0; i < n; i++) {
+        const node *x = &nodes[i];
+        b->len = max(b->len, x->in->cycle + max(x->lat, x->ivl));
+    }
+    if (has_term) b->len = b->term.cycle + 1;
+    for (int i = 0; i < n; i++) {
+        free(nodes[i].succ);
+        free(nodes[i].dist);
+    }
+    free(nodes);
+}
+
+void wb_schedule(wb_func *f, int limit)
+{
+    for (int id = 0; id < f->nblocks; id++) legalize_literals(f, id);
+    wb_live *l = wb_liveness(f);
+    size_t w = (size_t)l->words;
+    pressure pr = {.limit = limit};
+    pr.uses_left = ws_xcalloc((size_t)f->nvregs, sizeof *pr.uses_left);
+    pr.live = ws_xcalloc((size_t)f->nvregs, 1);
+    for (int id = 0; id < f->nblocks; id++) {
+        const uint64_t *in = l->in + (size_t)id * w;
+        pr.live_out = l->out + (size_t)id * w;
+        pr.count = 0;
+        for (int v = 1; v < f->nvregs; v++) {
+            pr.live[v] = (uint8_t)wb_bit(in, v);
+            pr.count += pr.live[v];
+            pr.uses_left[v] = 0;
+        }
+        schedule_block(f, f->blocks[id], &pr);
+    }
+    free(pr.uses_left);
+    free(pr.live);
+    wb_live_free(l);
+}

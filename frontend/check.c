@@ -1,0 +1,586 @@
+/* The checker: resolves every name of the syntax tree, gives every expression its
+ * type, inserts the implicit int -> float conversions, and reports what the
+ * language forbids (w2-language.md). After it, lowering meets only valid trees.
+ *
+ * Scopes: the module's host variables, the cell-id variable, the cell-global
+ * variables and the functions share one global scope; a function's locals form a
+ * scope inside it and may shadow global names. A name is visible after its
+ * declaration, so a function sees only the globals and functions before it,
+ * which also rules out recursion. */
+#include "w2_internal.h"
+
+#include <string.h>
+
+const char *w2_type_name(w2_type t)
+{
+    switch (t) {
+    case W2_TY_INT: return "int";
+    case W2_TY_FLOAT: return "float";
+    case W2_TY_BOOL: return "truth value";
+    default: return "erroneous value";
+    }
+}
+
+const char *w2_binop_spelling(w2_binop op)
+{
+    static const char *const names[] = {"+", "-", "*", "/", "mod", "=", "<>", "<", "<=", ">", ">=", "and", "or"};
+    return names[op];
+}
+
+/* ---- Scopes ---------------------------------------------------------------------- */
+
+#define NBUCKETS 256
+
+typedef struct sym {
+    const char *name;
+    w2_loc loc;
+    w2_var *var;
+    w2_func *func;
+    struct sym *next;
+} sym;
+
+typedef struct scope {
+    sym *buckets[NBUCKETS];
+} scope;
+
+static unsigned hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h % NBUCKETS;
+}
+
+static sym *scope_find(scope *sc, const char *name)
+{
+    if (!sc) return NULL;
+    for (sym *s = sc->buckets[hash(name)]; s; s = s->next)
+        if (strcmp(s->name, name) == 0) return s;
+    return NULL;
+}
+
+typedef struct checker {
+    w2_ctx *c;
+    w2_program *prog;
+    scope *globals;
+    scope *locals;          /* the current function's, NULL in the cellprogram body */
+    scope *all_funcs;       /* every function of the program, to name those defined later */
+    w2_func *func;          /* the function being checked */
+    int func_id;
+    w2_varref **writes;     /* the write set being collected, NULL in the body */
+    int in_ext;             /* inside a fourth argument of receive or send */
+} checker;
+
+static scope *new_scope(checker *ck) { return ws_arena_alloc(&ck->c->arena, sizeof(scope)); }
+
+/* Adds a name; a second declaration in the same scope is an error. */
+static void declare(checker *ck, scope *sc, const char *name, w2_loc loc, w2_var *var, w2_func *func)
+{
+    sym *old = scope_find(sc, name);
+    if (old) {
+        w2_error(ck->c, loc, "redeclaration of '%s'", name);
+        w2_note(ck->c, old->loc, "'%s' was first declared here", name);
+        return;
+    }
+    sym *s = ws_arena_alloc(&ck->c->arena, sizeof *s);
+    s->name = name;
+    s->loc = loc;
+    s->var = var;
+    s->func = func;
+    unsigned h = hash(name);
+    s->next = sc->buckets[h];
+    sc->buckets[h] = s;
+}
+
+static sym *lookup(checker *ck, const char *name)
+{
+    sym *s = scope_find(ck->locals, name);
+    return s ? s : scope_find(ck->globals, name);
+}
+
+/* ---- Helpers --------------------------------------------------------------------- */
+
+static int numeric(w2_type t) { return t == W2_TY_INT || t == W2_TY_FLOAT; }
+
+static w2_expr *implicit_float(checker *ck, w2_expr *e)
+{
+    w2_expr *conv = ws_arena_alloc(&ck->c->arena, sizeof *conv);
+    conv->kind = W2_EX_TOFLOAT;
+    conv->loc = e->loc;
+    conv->height = e->height + 1;
+    conv->type = W2_TY_FLOAT;
+    conv->lhs = e;
+    conv->implicit = 1;
+    return conv;
+}
+
+/* The value of an int expression made of literals and operators, if it has one;
+ * arithmetic wraps as on the machine. */
+static int const_int(const w2_expr *e, int32_t *out)
+{
+    int32_t a, b;
+    if (!e || e->type != W2_TY_INT) return 0;
+    switch (e->kind) {
+    case W2_EX_INTLIT:
+        *out = e->ival;
+        return 1;
+    case W2_EX_NEG:
+        if (!const_int(e->lhs, &a)) return 0;
+        *out = (int32_t)(0u - (uint32_t)a);
+        return 1;
+    case W2_EX_BINARY:
+        if (!const_int(e->lhs, &a) || !const_int(e->rhs, &b)) return 0;
+        switch (e->op) {
+        case W2_OP_ADD: *out = (int32_t)((uint32_t)a + (uint32_t)b); return 1;
+        case W2_OP_SUB: *out = (int32_t)((uint32_t)a - (uint32_t)b); return 1;
+        case W2_OP_MUL: *out = (int32_t)((uint32_t)a * (uint32_t)b); return 1;
+        case W2_OP_DIV:
+        case W2_OP_MOD:
+            if (b == 0 || (a == INT32_MIN && b == -1)) return 0;
+            *out = e->op == W2_OP_DIV ? a / b : a % b;
+            return 1;
+        default:
+            return 0;
+        }
+    default:
+        return 0;
+    }
+}
+
+/* Adds a cell-global to the write set of the function being checked, so that a
+ * loop calling the function knows whether its variable is changed. */
+static void record_write(checker *ck, w2_var *v)
+{
+    if (!ck->writes || v->kind != W2_VAR_GLOBAL || v->write_mark == ck->func_id) return;
+    v->write_mark = ck->func_id;
+    w2_varref *r = ws_arena_alloc(&ck->c->arena, sizeof *r);
+    r->var = v;
+    r->next = *ck->writes;
+    *ck->writes = r;
+}
+
+static void loop_var_assigned(checker *ck, w2_loc loc, w2_var *v, const char *through)
+{
+    if (through)
+        w2_error(ck->c, loc, "call to '%s' assigns '%s', the variable of an enclosing for loop", through, v->name);
+    else
+        w2_error(ck->c, loc, "cannot assign to '%s' inside the for loop it controls", v->name);
+    w2_note(ck->c, v->active_loop->loc, "the loop over '%s' is here", v->name);
+}
+
+/* ---- Expressions ----------------------------------------------------------------- */
+
+static w2_type check_expr(checker *ck, w2_expr *e);
+
+static const char *ordinal(int i, int n) { return n == 1 ? "" : i == 0 ? "first " : "second "; }
+
+/* A name with its subscripts, as an operand or a destination. Returns the
+ * variable, or NULL (and the type W2_TY_ERROR) if it is not a usable one. */
+static w2_var *check_name(checker *ck, w2_expr *e, int as_target)
+{
+    sym *s = lookup(ck, e->name);
+    e->type = W2_TY_ERROR;
+    w2_var *v = s ? s->var : NULL;
+    if (!s) {
+        w2_error(ck->c, e->loc, "use of undeclared identifier '%s'", e->name);
+    } else if (s->func) {
+        w2_error(ck->c, e->loc, "'%s' is a function, not a variable", e->name);
+    } else if (v->kind == W2_VAR_HOST && !ck->in_ext && !as_target) {
+        w2_error(ck->c, e->loc,
+                 "host variable '%s' can be used only in the fourth argument of receive or send", e->name);
+        v = NULL;
+    }
+    int n = e->nindex < 2 ? e->nindex : 2;
+    for (int i = 0; i < n; i++) {
+        w2_expr *ix = e->index[i];
+        w2_type t = check_expr(ck, ix);
+        if (t == W2_TY_FLOAT)
+            w2_error(ck->c, ix->loc, "array subscript must be int, found float; convert it with int(...)");
+        else if (t == W2_TY_BOOL)
+            w2_error(ck->c, ix->loc, "array subscript must be int, found a truth value");
+    }
+    if (!v) return NULL;
+    e->var = v;
+    if (e->nindex != v->ndims) {
+        if (v->ndims == 0)
+            w2_error(ck->c, e->loc, "'%s' is not an array, but it has a subscript", e->name);
+        else if (e->nindex == 0)
+            w2_error(ck->c, e->loc, "array '%s' needs %d subscript%s", e->name, v->ndims, v->ndims > 1 ? "s" : "");
+        else
+            w2_error(ck->c, e->loc, "'%s' has %d dimension%s but %d subscript%s given", e->name, v->ndims,
+                     v->ndims > 1 ? "s" : "", e->nindex, e->nindex > 1 ? "s are" : " is");
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        int32_t k;
+        if (const_int(e->index[i], &k) && (k < 0 || k >= v->dims[i]))
+            w2_error(ck->c, e->index[i]->loc, "%sindex %d is out of bounds for '%s' (valid indices are 0 to %d)",
+                     ordinal(i, n), k, e->name, v->dims[i] - 1);
+    }
+    e->type = v->type;
+    return v;
+}
+
+/* An operand that must be a number; a truth value is reported. */
+static w2_type number_operand(checker *ck, w2_expr *e, const char *op)
+{
+    w2_type t = check_expr(ck, e);
+    if (t == W2_TY_BOOL) {
+        w2_error(ck->c, e->loc, "operand of '%s' is a truth value, not a number (truth values are usable only as conditions)", op);
+        return W2_TY_ERROR;
+    }
+    return t;
+}
+
+static void truth_operand(checker *ck, w2_expr *e, const char *op)
+{
+    w2_type t = check_expr(ck, e);
+    if (numeric(t)) w2_error(ck->c, e->loc, "operand of '%s' must be a truth value, found %s", op, w2_type_name(t));
+}
+
+static w2_type check_binary(checker *ck, w2_expr *e)
+{
+    const char *op = w2_binop_spelling(e->op);
+    if (e->op == W2_OP_AND || e->op == W2_OP_OR) {
+        truth_operand(ck, e->lhs, op);
+        truth_operand(ck, e->rhs, op);
+        return W2_TY_BOOL;
+    }
+    int relational = e->op >= W2_OP_EQ && e->op <= W2_OP_GE;
+    w2_type lt = number_operand(ck, e->lhs, op);
+    w2_type rt = number_operand(ck, e->rhs, op);
+    if (lt == W2_TY_ERROR || rt == W2_TY_ERROR) return relational ? W2_TY_BOOL : W2_TY_ERROR;
+    if (e->op == W2_OP_MOD && (lt == W2_TY_FLOAT || rt == W2_TY_FLOAT)) {
+        w2_expr *bad = lt == W2_TY_FLOAT ? e->lhs : e->rhs;
+        w2_error(ck->c, bad->loc, "'mod' takes int operands, but its %s operand is float",
+                 bad == e->lhs ? "left" : "right");
+        return W2_TY_ERROR;
+    }
+    int32_t k;
+    if ((e->op == W2_OP_DIV || e->op == W2_OP_MOD) && lt == W2_TY_INT && rt == W2_TY_INT &&
+        const_int(e->rhs, &k) && k == 0)
+        w2_warning(ck->c, e->loc, "%s by zero: the cell faults when this runs",
+                   e->op == W2_OP_DIV ? "division" : "'mod'");
+    if (lt != rt) {
+        if (lt == W2_TY_INT) e->lhs = implicit_float(ck, e->lhs);
+        else e->rhs = implicit_float(ck, e->rhs);
+    }
+    if (relational) return W2_TY_BOOL;
+    return lt == W2_TY_FLOAT || rt == W2_TY_FLOAT ? W2_TY_FLOAT : W2_TY_INT;
+}
+
+static w2_type check_expr(checker *ck, w2_expr *e)
+{
+    if (!e) return W2_TY_ERROR;
+    w2_type t = W2_TY_ERROR;
+    switch (e->kind) {
+    case W2_EX_INTLIT:
+        if (e->range == W2_RANGE_OVERFLOW)
+            w2_error(ck->c, e->loc, "integer literal '%s' does not fit in a 32-bit int", e->name);
+        t = W2_TY_INT;
+        break;
+    case W2_EX_FLOATLIT:
+        if (e->range == W2_RANGE_OVERFLOW)
+            w2_error(ck->c, e->loc, "float literal '%s' is too large for float", e->name);
+        else if (e->range == W2_RANGE_UNDERFLOW)
+            w2_warning(ck->c, e->loc, "float literal '%s' is too small for float and becomes 0", e->name);
+        t = W2_TY_FLOAT;
+        break;
+    case W2_EX_VAR:
+        check_name(ck, e, 0);
+        return e->type;
+    case W2_EX_NEG:
+        t = number_operand(ck, e->lhs, "-");
+        break;
+    case W2_EX_NOT:
+        truth_operand(ck, e->lhs, "not");
+        t = W2_TY_BOOL;
+        break;
+    case W2_EX_BINARY:
+        t = check_binary(ck, e);
+        break;
+    case W2_EX_TOINT:
+    case W2_EX_TOFLOAT: {
+        const char *name = e->kind == W2_EX_TOINT ? "int" : "float";
+        w2_type in = check_expr(ck, e->lhs);
+        if (in == W2_TY_BOOL) w2_error(ck->c, e->loc, "%s(...) cannot convert a truth value", name);
+        t = e->kind == W2_EX_TOINT ? W2_TY_INT : W2_TY_FLOAT;
+        break;
+    }
+    }
+    e->type = t;
+    return t;
+}
+
+/* A condition of while or if: a truth value. */
+static void check_cond(checker *ck, w2_expr *e, const char *stmt)
+{
+    w2_type t = check_expr(ck, e);
+    if (numeric(t))
+        w2_error(ck->c, e->loc, "condition of '%s' must be a truth value, found %s (compare it, e.g. '<> 0')",
+                 stmt, w2_type_name(t));
+}
+
+/* The value stored into variable v by an assignment, or by a receive when feed is
+ * set (its fourth argument): int converts to float, anything else must match. */
+static w2_expr *convert_for_store(checker *ck, w2_expr *e, w2_type have, const w2_var *v, int feed)
+{
+    w2_type want = v->type;
+    if (have == W2_TY_ERROR || have == want) return e;
+    if (have == W2_TY_BOOL) {
+        if (feed) w2_error(ck->c, e->loc, "fourth argument of receive is a truth value, not a number");
+        else w2_error(ck->c, e->loc, "cannot assign a truth value to '%s' (truth values are usable only as conditions)",
+                      v->name);
+    } else if (want == W2_TY_FLOAT) {
+        return implicit_float(ck, e);
+    } else if (feed) {
+        w2_error(ck->c, e->loc, "fourth argument of receive is float but '%s' is int; convert it with int(...)",
+                 v->name);
+    } else {
+        w2_error(ck->c, e->loc, "cannot assign a float value to int variable '%s' without int(...)", v->name);
+    }
+    return e;
+}
+
+/* ---- Statements ------------------------------------------------------------------ */
+
+static void check_stmts(checker *ck, w2_stmt *s);
+
+/* A destination of an assignment or receive: a cell variable other than the
+ * cell-id variable and any active loop variable. */
+static w2_var *check_target(checker *ck, w2_expr *e)
+{
+    w2_var *v = check_name(ck, e, 1);
+    if (!v) return NULL;
+    if (v->kind == W2_VAR_HOST) {
+        w2_error(ck->c, e->loc, "cannot assign to host variable '%s': host data is written only through the "
+                 "fourth argument of send", v->name);
+    } else if (v->kind == W2_VAR_CELLID) {
+        w2_error(ck->c, e->loc, "cannot assign to '%s': it is the cell-id variable, which is read-only", v->name);
+    } else if (v->active_loop) {
+        loop_var_assigned(ck, e->loc, v, NULL);
+    } else {
+        record_write(ck, v);
+        return v;
+    }
+    e->type = W2_TY_ERROR;
+    return NULL;
+}
+
+static void check_for(checker *ck, w2_stmt *s)
+{
+    w2_expr *lv = s->lhs;
+    w2_var *v = check_name(ck, lv, 1);
+    if (v) {
+        if (v->kind == W2_VAR_HOST || v->kind == W2_VAR_CELLID) {
+            w2_error(ck->c, lv->loc, "'%s' cannot be a loop variable: it is %s", v->name,
+                     v->kind == W2_VAR_HOST ? "a host variable" : "the read-only cell-id variable");
+            v = NULL;
+        } else if (v->type != W2_TY_INT || v->ndims != 0) {
+            w2_error(ck->c, lv->loc, "loop variable '%s' must be an int scalar, but it is %s%s", v->name,
+                     v->ndims ? "an array of " : "", w2_type_name(v->type));
+            v = NULL;
+        } else if (v->active_loop) {
+            loop_var_assigned(ck, lv->loc, v, NULL);
+            v = NULL;
+        } else {
+            record_write(ck, v);
+        }
+    }
+    w2_expr *bounds[2] = {s->rhs, s->limit};
+    for (int i = 0; i < 2; i++) {
+        w2_type t = check_expr(ck, bounds[i]);
+        if (t == W2_TY_FLOAT)
+            w2_error(ck->c, bounds[i]->loc, "bound of a for loop must be int, found float; convert it with int(...)");
+        else if (t == W2_TY_BOOL)
+            w2_error(ck->c, bounds[i]->loc, "bound of a for loop must be int, found a truth value");
+    }
+    if (v) v->active_loop = s;
+    check_stmts(ck, s->body);
+    if (v) v->active_loop = NULL;
+}
+
+static void check_receive(checker *ck, w2_stmt *s)
+{
+    w2_var *v = check_target(ck, s->lhs);
+    if (!s->ext) return;
+    ck->in_ext = 1;
+    w2_type t = check_expr(ck, s->ext);
+    ck->in_ext = 0;
+    if (v) s->ext = convert_for_store(ck, s->ext, t, v, 1);
+}
+
+static void check_send(checker *ck, w2_stmt *s)
+{
+    w2_type t = number_operand(ck, s->rhs, "send");
+    w2_expr *a = s->ext;
+    if (!a) return;
+    if (a->kind != W2_EX_VAR) {
+        w2_error(ck->c, a->loc, "the fourth argument of send must be a host variable or host array element "
+                 "(where the host stores the value)");
+        return;
+    }
+    ck->in_ext = 1;
+    w2_var *v = check_name(ck, a, 1);
+    ck->in_ext = 0;
+    if (!v) return;
+    if (v->kind != W2_VAR_HOST) {
+        w2_error(ck->c, a->loc, "'%s' is not a host variable: the fourth argument of send names where the host "
+                 "stores the value", v->name);
+    } else if (!v->is_out) {
+        w2_error(ck->c, a->loc, "cannot store into '%s': it is an 'in' parameter of module '%s'", v->name,
+                 ck->prog->name);
+    } else if (numeric(t) && t != v->type) {
+        /* The same word goes to the neighbour, so the value cannot be converted
+         * for the host's sake. */
+        w2_error(ck->c, s->rhs->loc, "sent value is %s but host variable '%s' holds %s; convert it with %s(...)",
+                 w2_type_name(t), v->name, w2_type_name(v->type), w2_type_name(v->type));
+    }
+}
+
+static void check_call(checker *ck, w2_stmt *s)
+{
+    sym *sy = lookup(ck, s->callee);
+    if (sy && sy->func) {
+        w2_func *f = sy->func;
+        s->func = f;
+        for (w2_varref *w = f->writes; w; w = w->next) {
+            if (w->var->active_loop) loop_var_assigned(ck, s->callee_loc, w->var, f->name);
+            record_write(ck, w->var);
+        }
+        return;
+    }
+    if (sy) {
+        w2_error(ck->c, s->callee_loc, "'%s' is a variable, not a function", s->callee);
+        return;
+    }
+    if (ck->func && strcmp(ck->func->name, s->callee) == 0) {
+        w2_error(ck->c, s->callee_loc, "function '%s' calls itself: recursion is not allowed", s->callee);
+        return;
+    }
+    sym *later = scope_find(ck->all_funcs, s->callee);
+    if (later) {
+        w2_error(ck->c, s->callee_loc, "function '%s' is called before it is defined", s->callee);
+        w2_note(ck->c, later->loc, "'%s' is defined here; a function may call only functions defined before it",
+                s->callee);
+        return;
+    }
+    w2_error(ck->c, s->callee_loc, "call to undefined function '%s'", s->callee);
+}
+
+static void check_stmt(checker *ck, w2_stmt *s)
+{
+    switch (s->kind) {
+    case W2_ST_ASSIGN: {
+        w2_var *v = check_target(ck, s->lhs);
+        w2_type t = check_expr(ck, s->rhs);
+        if (v) s->rhs = convert_for_store(ck, s->rhs, t, v, 0);
+        break;
+    }
+    case W2_ST_FOR:
+        check_for(ck, s);
+        break;
+    case W2_ST_WHILE:
+        check_cond(ck, s->cond, "while");
+        check_stmts(ck, s->body);
+        break;
+    case W2_ST_IF:
+        check_cond(ck, s->cond, "if");
+        check_stmts(ck, s->body);
+        check_stmts(ck, s->els);
+        break;
+    case W2_ST_BLOCK:
+        check_stmts(ck, s->body);
+        break;
+    case W2_ST_RECEIVE:
+        check_receive(ck, s);
+        break;
+    case W2_ST_SEND:
+        check_send(ck, s);
+        break;
+    case W2_ST_CALL:
+        check_call(ck, s);
+        break;
+    }
+}
+
+/* Statement lists are linked; a single statement (a loop body) is a list of one. */
+static void check_stmts(checker *ck, w2_stmt *s)
+{
+    for (; s; s = s->next) check_stmt(ck, s);
+}
+
+/* ---- Program --------------------------------------------------------------------- */
+
+static void check_func(checker *ck, w2_func *f, int id)
+{
+    ck->locals = new_scope(ck);
+    for (w2_var *v = f->locals; v; v = v->next) declare(ck, ck->locals, v->name, v->loc, v, NULL);
+    ck->func = f;
+    ck->func_id = f->id = id;
+    ck->writes = &f->writes;
+    check_stmts(ck, f->body);
+    ck->locals = NULL;
+    ck->func = NULL;
+    ck->writes = NULL;
+    /* Declared after its body: inside it, its own name is not yet a function. */
+    declare(ck, ck->globals, f->name, f->loc, NULL, f);
+}
+
+static void check_host(checker *ck, w2_program *prog)
+{
+    scope *params = new_scope(ck);
+    for (w2_param *pa = prog->params; pa; pa = pa->next) declare(ck, params, pa->name, pa->loc, NULL, NULL);
+    for (w2_var *v = prog->host_vars; v; v = v->next) {
+        w2_param *pa = prog->params;
+        while (pa && strcmp(pa->name, v->name) != 0) pa = pa->next;
+        if (!pa) {
+            w2_error(ck->c, v->loc, "'%s' is not a parameter of module '%s'", v->name, prog->name);
+            continue;
+        }
+        if (pa->var) {
+            w2_error(ck->c, v->loc, "redeclaration of host variable '%s'", v->name);
+            w2_note(ck->c, pa->var->loc, "'%s' was first declared here", v->name);
+            continue;
+        }
+        pa->var = v;
+        v->is_out = pa->is_out;
+        /* The host symbol is external: LLVM would rename it rather than let it
+         * clash with the program's entry point. */
+        if (strcmp(v->name, "main") == 0)
+            w2_error(ck->c, v->loc, "host variable cannot be named 'main': that is the cell program's entry point");
+        declare(ck, ck->globals, v->name, v->loc, v, NULL);
+    }
+    for (w2_param *pa = prog->params; pa; pa = pa->next)
+        if (!pa->var)
+            w2_error(ck->c, pa->loc, "parameter '%s' of module '%s' is not declared (e.g. 'float %s[100];')",
+                     pa->name, prog->name, pa->name);
+}
+
+int w2_check(w2_ctx *c, w2_program *prog)
+{
+    int before = c->diag->errors;
+    checker ck = {.c = c, .prog = prog};
+    ck.globals = new_scope(&ck);
+    ck.all_funcs = new_scope(&ck);
+    check_host(&ck, prog);
+
+    if (prog->first > INT32_MAX)
+        w2_error(c, prog->first_loc, "cell number is too large");
+    else if (prog->last > INT32_MAX)
+        w2_error(c, prog->last_loc, "cell number is too large");
+    else if (prog->first > prog->last)
+        w2_error(c, prog->first_loc, "first cell %lld is after the last cell %lld", (long long)prog->first,
+                 (long long)prog->last);
+    if (prog->cellid) declare(&ck, ck.globals, prog->cellid->name, prog->cellid->loc, prog->cellid, NULL);
+
+    for (w2_item *it = prog->items; it; it = it->next)
+        if (it->func && !scope_find(ck.all_funcs, it->func->name))
+            declare(&ck, ck.all_funcs, it->func->name, it->func->loc, NULL, it->func);
+    int id = 0;
+    for (w2_item *it = prog->items; it; it = it->next) {
+        if (it->var) declare(&ck, ck.globals, it->var->name, it->var->loc, it->var, NULL);
+        else check_func(&ck, it->func, ++id);
+    }
+    check_stmts(&ck, prog->body);
+    return c->diag->errors - before;
+}

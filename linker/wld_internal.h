@@ -1,0 +1,117 @@
+/* The linker's view of one input object once read and validated (read.c), the
+ * layout and resolution (link.c) and the image writer (image.c). */
+#ifndef WLD_INTERNAL_H
+#define WLD_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libelf.h>
+
+#include "warp_linker.h"
+#include "warp_support.h"
+#include "warp_target.h"
+
+/* The largest section alignment accepted: more would only waste data memory. */
+#define WLD_MAX_ALIGN 4096u
+
+/* The sections an object contributes to memory, in image order. */
+enum { WLD_TEXT, WLD_DATA, WLD_BSS, WLD_HOST, WLD_NMEM };
+/* Where a symbol lives besides those: undefined, absolute, or a section that holds
+ * no memory (only section and file symbols may point there). */
+enum { WLD_UNDEF = -1, WLD_ABS = -2, WLD_OTHER = -3 };
+
+typedef struct wld_global wld_global;
+
+typedef struct wld_sym {
+    const char *name;        /* into the object's string table */
+    uint32_t value, size;
+    uint8_t bind, type;
+    int sec;                 /* WLD_TEXT.. or WLD_UNDEF, WLD_ABS, WLD_OTHER */
+    uint32_t addr;           /* its address in the image, once laid out */
+    wld_global *global;      /* for STB_GLOBAL symbols */
+    int needed;              /* a relocation refers to it */
+} wld_sym;
+
+typedef struct wld_rel {
+    uint32_t offset, type, sym;
+    int32_t addend;
+} wld_rel;
+
+typedef struct wld_host {
+    const char *line;        /* "NAME in float 100 0", into the object */
+    size_t line_len;
+    const char *name;
+    size_t name_len;
+    uint32_t offset, size;   /* in the object's .host */
+    uint32_t addr;           /* in host memory */
+} wld_host;
+
+typedef struct wld_obj {
+    const char *path;
+    char *buf;
+    size_t size;
+    Elf *elf;
+    int model;               /* WT_MODEL_*, or -1: either */
+    const uint8_t *mem[WLD_NMEM];
+    uint32_t mem_size[WLD_NMEM], mem_align[WLD_NMEM];
+    unsigned mem_index[WLD_NMEM]; /* ELF section index, 0 if absent */
+    uint32_t base[WLD_NMEM];     /* where the section lands in its memory */
+    const char *cells;
+    uint32_t cells_size;
+    int has_cells;
+    uint32_t cells_v[3];
+    const uint8_t *lines;
+    uint32_t nlines;
+    const char **files;
+    uint32_t nfiles;
+    wld_host *host;
+    size_t nhost;
+    wld_sym *syms;
+    size_t nsyms;
+    wld_rel *rel[2];         /* against .text, .data */
+    size_t nrel[2];
+} wld_obj;
+
+struct wld_global {
+    const char *name;
+    wld_obj *def_obj;        /* NULL while undefined */
+    wld_sym *def;
+    wld_obj *ref_obj;        /* first object whose relocations need it */
+    uint32_t order;          /* definition order, for the image's symbol table */
+};
+
+/* Reads and validates one object; -1 after a "PROG: PATH: ..." message. */
+int wld_read_object(wld_obj *o, const char *path);
+void wld_free_object(wld_obj *o);
+/* A "PROG: PATH: ..." message; returns -1. */
+int wld_error(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The linked image, ready to be written. */
+typedef struct wld_image {
+    uint32_t e_flags, entry;
+    ws_buf text, data;
+    uint32_t bss_addr, bss_size, host_size;
+    ws_buf warp_host, warp_cells, warp_lines, warp_files;
+    ws_buf symtab, strtab;   /* Elf32_Sym entries in file byte order, names */
+    uint32_t first_global;
+} wld_image;
+
+int wld_write_image(const wld_image *img, const char *out_path);
+
+static inline uint32_t wld_get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint16_t wld_get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+
+static inline void wld_put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+#endif

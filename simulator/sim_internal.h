@@ -1,0 +1,130 @@
+/* The simulator's internal state, shared by its source files only.
+ *
+ * Time is counted in clocks t = 0, 1, 2, ...  Every change that is not an issue is
+ * an *event* stamped with the clock from which it is visible: a result written at
+ * t+L, a word reaching a queue at t+L+link, a unit free again at t+interval, a cell
+ * allowed to issue at its skewed start or after a two-clock bundle. `horizon` is the
+ * latest stamp ever scheduled; once the clock has passed it nothing can change any
+ * more unless a cell issues, which is what makes the deadlock test exact. */
+#ifndef WSIM_INTERNAL_H
+#define WSIM_INTERNAL_H
+
+#include "warp_sim.h"
+
+/* A cell's source operand file: one flat array so that every operand, whatever it
+ * names, is read as src[index] with no branch. Registers keep their codes; r0 is
+ * never written, so it stays 0. */
+enum {
+    SRC_CID = WT_OPND_CID,      /* 64 */
+    SRC_GATE = WT_OPND_GATE,    /* 65..68: the words this bundle dequeued */
+    SRC_IMM0 = 69,
+    SRC_IMM1 = 70,
+    SRC_N = 72
+};
+
+/* One operation of a bundle, resolved once when the simulator is made. */
+typedef struct wsim_dop {
+    uint8_t op, kind, slot, uclass;
+    uint8_t a, b, c;       /* src[] indices of A, B, C; a store's value and a branch's
+                              condition or counter are in c; unused ones are 0 (r0) */
+    uint8_t dst;           /* destination operand code; 0 when none (r0 drops writes) */
+    uint8_t lat, interval;
+} wsim_dop;
+
+typedef struct wsim_bundle {
+    wsim_dop ops[WT_NSLOTS]; /* stores last: memory is written after every read */
+    uint8_t nops;
+    uint8_t bad;             /* an undefined opcode or operand: faults when issued */
+    uint8_t gate_rd;         /* input gates dequeued, bit q: each once, however often named */
+    uint8_t out_mask, feed_mask;
+    uint8_t out_n[WT_NQUEUES], feed_n[WT_NQUEUES]; /* words written to each gate */
+    uint8_t clocks;          /* 1, or 2 under the iWarp gate-operation rule */
+    uint16_t slot_mask;      /* slots with an operation, for the unit-busy test */
+    uint16_t target;
+    uint32_t imm[2];
+} wsim_bundle;
+
+/* A result on its way: applied at the start of the clock it lands in. */
+typedef struct wsim_write {
+    uint32_t val;
+    uint16_t pc;             /* the issuing bundle, to name it if a host store faults */
+    uint8_t dst;
+} wsim_write;
+
+typedef struct wsim_qword {
+    uint32_t word;
+    uint64_t arrival;        /* first clock a bundle may dequeue it */
+} wsim_qword;
+
+/* An input queue. Words enter it when their writer completes (so arrival stamps rise
+ * with the position: one writer, one fixed link latency) and leave it at dequeue.
+ * `used` counts words in the ring plus the slots writers reserved at issue: the
+ * sender's credit, so a completing write always finds room. */
+typedef struct wsim_queue {
+    wsim_qword *ring;
+    uint32_t head, count, used;
+    uint64_t deq_clock;      /* clock of the last dequeue; UINT64_MAX if none */
+} wsim_queue;
+
+/* A FIFO at the host: words sent off the end of the array, or the addresses the end
+ * cell gave for them. Unbounded, as the host's memory is. */
+typedef struct wsim_hentry {
+    uint32_t val;
+    uint32_t pc;
+    uint64_t time;
+} wsim_hentry;
+
+typedef struct wsim_hfifo {
+    wsim_hentry *e;
+    size_t head, count, cap; /* cap is a power of two */
+} wsim_hfifo;
+
+typedef struct wsim_cell {
+    uint32_t src[SRC_N];
+    uint32_t pc;
+    wsim_cell_state state;
+    uint64_t next_issue;     /* skewed start, or the clock after a two-clock bundle */
+    uint64_t busy_max;       /* max of busy_until: skips the unit test when all are free */
+    uint64_t busy_until[WT_NSLOTS];
+    wsim_queue q[WT_NQUEUES];
+    wsim_queue *out[WT_NQUEUES]; /* the queue an output gate fills; NULL: the host */
+    uint8_t feed_live, addr_live; /* bit q: this cell is the end facing side q */
+    unsigned rsp;
+    uint32_t *rstack;
+    uint8_t *mem;
+    wsim_write *wheel;       /* wheel_slots x wheel_cap pending writes, by landing clock */
+    uint16_t *wheel_n;
+    uint64_t issued, stall_queue, stall_unit;
+    uint64_t class_ops[WT_NUCLASSES];
+} wsim_cell;
+
+struct wsim {
+    wsim_program prog;
+    const wt_model *model;
+    wsim_bundle *code;
+    uint32_t ncode;
+    int ncells;
+    wsim_cell *cells;
+    uint64_t cycle;          /* the clock about to run; the cycle count once stopped */
+    uint64_t horizon;        /* latest event stamp scheduled */
+    wsim_status status;
+    int at_limit;            /* wsim_run stopped at its limit (status stays RUNNING) */
+    int nhalted;
+    unsigned wheel_mask, wheel_cap;
+    unsigned qcap, qmask, link;
+    uint8_t *host;
+    uint32_t host_size;
+    wsim_hfifo sink[WT_NQUEUES], addr[WT_NQUEUES];
+    char *msg;
+};
+
+/* sim_report.c: the fault and deadlock messages. */
+void wsim__fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void wsim__deadlock(wsim *s);
+/* Why a cell's next bundle cannot issue at clock t; "" if it can. */
+void wsim__wait_reason(const wsim *s, int cell, uint64_t t, char *buf, size_t size);
+/* "FILE:LINE" of a program address through the program's callback; NULL if unknown. */
+const char *wsim__where(const wsim *s, uint32_t pc, char *buf, size_t size);
+
+#endif

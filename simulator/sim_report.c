@@ -1,0 +1,194 @@
+/* What the simulator tells people: fault messages, the deadlock wait-for report,
+ * the --stats figures, and the inspection calls of the debugger and the tests. */
+#include "sim_internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "warp_support.h"
+
+static const char *const queue_names[WT_NQUEUES] = {"xl", "yl", "xr", "yr"};
+
+const char *wsim__where(const wsim *s, uint32_t pc, char *buf, size_t size)
+{
+    if (!s->prog.where) return NULL;
+    return s->prog.where(s->prog.where_ctx, pc, buf, size);
+}
+
+/* "pc P (FILE:LINE)" or "pc P". */
+static void pc_text(const wsim *s, uint32_t pc, char *buf, size_t size)
+{
+    char w[256];
+    const char *where = wsim__where(s, pc, w, sizeof w);
+    if (where && *where) snprintf(buf, size, "pc %u (%s)", pc, where);
+    else snprintf(buf, size, "pc %u", pc);
+}
+
+void wsim__fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
+{
+    char what[256], at[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    pc_text(s, pc, at, sizeof at);
+    ws_buf b = {0};
+    ws_buf_printf(&b, "cell %d (cid %d): %s: %s", cell, s->prog.first_cell + cell, at, what);
+    ws_buf_append(&b, "", 1);
+    free(s->msg);
+    s->msg = b.data;
+    s->status = WSIM_FAULT;
+    s->cells[cell].state = WSIM_CELL_FAULTED;
+}
+
+void wsim__wait_reason(const wsim *s, int k, uint64_t t, char *buf, size_t size)
+{
+    const wsim_cell *c = &s->cells[k];
+    buf[0] = 0;
+    if (c->state >= WSIM_CELL_HALTED || c->pc >= s->ncode) return;
+    if (t < c->next_issue) {
+        snprintf(buf, size, "starts at clock %llu", (unsigned long long)c->next_issue);
+        return;
+    }
+    const wsim_bundle *b = &s->code[c->pc];
+    for (unsigned m = b->slot_mask; m; m &= m - 1) {
+        unsigned slot = (unsigned)__builtin_ctz(m);
+        if (c->busy_until[slot] > t) {
+            snprintf(buf, size, "waits for unit %s (busy until clock %llu)", wt_slot_layouts[slot].name,
+                     (unsigned long long)c->busy_until[slot]);
+            return;
+        }
+    }
+    for (unsigned q = 0; q < WT_NQUEUES; q++) {
+        const wsim_queue *in = &c->q[q];
+        if ((b->gate_rd & (1u << q)) && !(in->count && in->ring[in->head].arrival <= t)) {
+            snprintf(buf, size, "waits on queue %s (empty)", queue_names[q]);
+            return;
+        }
+    }
+    for (unsigned q = 0; q < WT_NQUEUES; q++) {
+        const wsim_queue *to = c->out[q];
+        if (!(b->out_mask & (1u << q)) || !to) continue;
+        if (to->used + (to->deq_clock == t) + b->out_n[q] > s->qcap) {
+            snprintf(buf, size, "waits to send toward the %s on %c (queue full, held by cell %d)",
+                     q >= WT_Q_XR ? "right" : "left", (q & 1) ? 'Y' : 'X',
+                     q >= WT_Q_XR ? k + 1 : k - 1);
+            return;
+        }
+    }
+    for (unsigned q = 0; q < WT_NQUEUES; q++) {
+        const wsim_queue *in = &c->q[q];
+        if (!(b->feed_mask & c->feed_live & (1u << q))) continue;
+        if (in->used + (in->deq_clock == t) + b->feed_n[q] > s->qcap) {
+            snprintf(buf, size, "waits to feed queue %s from the host (queue full)", queue_names[q]);
+            return;
+        }
+    }
+}
+
+void wsim__deadlock(wsim *s)
+{
+    ws_buf b = {0};
+    for (int k = 0; k < s->ncells; k++) {
+        const wsim_cell *c = &s->cells[k];
+        if (c->state == WSIM_CELL_HALTED) continue;
+        char at[300], why[160];
+        pc_text(s, c->pc, at, sizeof at);
+        wsim__wait_reason(s, k, s->cycle, why, sizeof why);
+        ws_buf_printf(&b, "%scell %d: %s: %s", b.len ? "\n" : "", k, at, *why ? why : "cannot issue");
+    }
+    ws_buf_append(&b, "", 1);
+    free(s->msg);
+    s->msg = b.data;
+    s->status = WSIM_DEADLOCK;
+}
+
+static double percent(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+void wsim_print_stats(const wsim *s, FILE *out)
+{
+    fprintf(out, "cycles: %llu\n", (unsigned long long)s->cycle);
+    for (int k = 0; k < s->ncells; k++) {
+        const wsim_cell *c = &s->cells[k];
+        fprintf(out, "cell %d (cid %d): issued %llu, stalls %llu (queue %llu, unit %llu)", k,
+                s->prog.first_cell + k, (unsigned long long)c->issued,
+                (unsigned long long)(c->stall_queue + c->stall_unit),
+                (unsigned long long)c->stall_queue, (unsigned long long)c->stall_unit);
+        for (int uc = WT_UC_FA; uc < WT_NUCLASSES; uc++)
+            fprintf(out, ", %s %.1f%%", wt_unit_class_name((wt_unit_class)uc),
+                    percent(c->class_ops[uc], s->cycle * wt_class_slots((wt_unit_class)uc)));
+        fputc('\n', out);
+    }
+}
+
+/* ---- Inspection ------------------------------------------------------------------ */
+
+int wsim_ncells(const wsim *s) { return s->ncells; }
+
+static const wsim_cell *cell_at(const wsim *s, int cell)
+{
+    return cell >= 0 && cell < s->ncells ? &s->cells[cell] : NULL;
+}
+
+wsim_cell_state wsim_cell_state_of(const wsim *s, int cell)
+{
+    const wsim_cell *c = cell_at(s, cell);
+    return c ? c->state : WSIM_CELL_FAULTED;
+}
+
+uint32_t wsim_cell_pc(const wsim *s, int cell)
+{
+    const wsim_cell *c = cell_at(s, cell);
+    return c ? c->pc : 0;
+}
+
+uint32_t wsim_cell_reg(const wsim *s, int cell, unsigned reg)
+{
+    const wsim_cell *c = cell_at(s, cell);
+    return c && reg < WT_OPND_NREGS ? c->src[reg] : 0;
+}
+
+const uint8_t *wsim_cell_data(const wsim *s, int cell, uint32_t *size)
+{
+    const wsim_cell *c = cell_at(s, cell);
+    if (size) *size = c ? s->model->data_mem_bytes : 0;
+    return c ? c->mem : NULL;
+}
+
+unsigned wsim_queue_words(const wsim *s, int cell, int q, uint32_t *words, unsigned max)
+{
+    const wsim_cell *c = cell_at(s, cell);
+    if (!c || q < 0 || q >= WT_NQUEUES) return 0;
+    const wsim_queue *in = &c->q[q];
+    unsigned n = 0;
+    /* Words still on the link are not in the queue yet. */
+    for (uint32_t i = 0; i < in->count; i++) {
+        const wsim_qword *w = &in->ring[(in->head + i) & s->qmask];
+        if (w->arrival > s->cycle) break;
+        if (n < max) words[n] = w->word;
+        n++;
+    }
+    return n;
+}
+
+uint64_t wsim_cell_issued(const wsim *s, int cell)
+{
+    const wsim_cell *c = cell_at(s, cell);
+    return c ? c->issued : 0;
+}
+
+uint64_t wsim_cell_stalls(const wsim *s, int cell)
+{
+    const wsim_cell *c = cell_at(s, cell);
+    return c ? c->stall_queue + c->stall_unit : 0;
+}
+
+uint64_t wsim_cell_unit_stalls(const wsim *s, int cell)
+{
+    const wsim_cell *c = cell_at(s, cell);
+    return c ? c->stall_unit : 0;
+}

@@ -1,0 +1,23 @@
+# lit configuration: the regression suite drives the installed programs and checks
+# their output with FileCheck. Run through ctest (tests/CMakeLists.txt passes the
+# parameters) or by hand:
+#   python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv \
+#     --param warp_bin=build/bin --param filecheck=/usr/lib/llvm-19/bin/FileCheck tests/lit
+import os
+import lit.formats
+
+config.name = "warp"
+config.test_format = lit.formats.ShTest(True)
+config.suffixes = [".w2", ".s", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(lit_config.params.get("warp_bin", "build/bin"), "..", "lit")
+
+bindir = os.path.abspath(lit_config.params.get("warp_bin", "build/bin"))
+filecheck = lit_config.params.get("filecheck", "/usr/lib/llvm-19/bin/FileCheck")
+llvm_bindir = os.path.dirname(filecheck)
+
+# FileCheck and not come from LLVM's bin directory, our programs from the build.
+config.environment["PATH"] = os.pathsep.join([bindir, llvm_bindir, config.environment.get("PATH", "/usr/bin:/bin")])
+config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "..", "..", "examples")))
+config.substitutions.append(("%inputs", os.path.join(os.path.dirname(__file__), "Inputs")))

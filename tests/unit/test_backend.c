@@ -1,0 +1,1635 @@
+/* Unit tests of backend/: modules written by hand in the frontend's conventions
+ * (docs/design.md, section 2) go through wb_optimize and wb_emit_assembly; the
+ * assembly is checked for the operations selected, gate operands, bundling, and,
+ * by a small checker that re-reads every bundle, for the machine's rules: slots per
+ * unit class, two literals a bundle, one branch, a register read only once its
+ * latest definition completed, writes to a register completing in order, a host
+ * feed completed before its queue is read, one read of a queue a bundle, and every
+ * operation complete before control leaves its block. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
+
+#include "warp_backend.h"
+
+/* ---- Modules ----------------------------------------------------------------------- */
+
+#define HEADER                                                                            \
+    "target datalayout = \"e-m:e-p:32:32-i64:32-f64:32-n32-S32\"\n"                       \
+    "target triple = \"warp-unknown-none\"\n"                                             \
+    "declare float @w2.recv.f32(i32) #0\n"                                                \
+    "declare i32 @w2.recv.i32(i32) #0\n"                                                  \
+    "declare void @w2.send.f32(i32, float) #0\n"                                          \
+    "declare void @w2.send.i32(i32, i32) #0\n"                                            \
+    "declare void @w2.host.feed.f32(i32, float) #0\n"                                     \
+    "declare void @w2.host.feed.i32(i32, i32) #0\n"                                       \
+    "declare void @w2.host.dest(i32, i32) #0\n"                                           \
+    "declare i32 @w2.cellid() #1\n"                                                       \
+    "declare i32 @w2.idiv(i32, i32) #2\n"                                                 \
+    "declare i32 @w2.imod(i32, i32) #2\n"                                                 \
+    "attributes #0 = { memory(inaccessiblemem: readwrite) nounwind willreturn }\n"        \
+    "attributes #1 = { memory(none) nounwind willreturn speculatable }\n"                 \
+    "attributes #2 = { memory(none) nounwind }\n"
+
+/* The polynomial sample as the frontend lowers it at -O0 (locals in allocas). */
+static const char *poly_ir =
+    HEADER
+    "@data = external addrspace(1) constant [100 x float]\n"
+    "@coeffs = external addrspace(1) constant [10 x float]\n"
+    "@results = external addrspace(1) global [100 x float]\n"
+    "define internal void @poly() {\n"
+    "entry:\n"
+    "  %coeff = alloca float\n"
+    "  %temp = alloca float\n"
+    "  %xin = alloca float\n"
+    "  %yin = alloca float\n"
+    "  %ans = alloca float\n"
+    "  %i = alloca i32\n"
+    "  %c0 = load float, ptr addrspace(1) @coeffs\n"
+    "  call void @w2.host.feed.f32(i32 0, float %c0)\n"
+    "  %r0 = call float @w2.recv.f32(i32 0)\n"
+    "  store float %r0, ptr %coeff\n"
+    "  store i32 1, ptr %i\n"
+    "  br label %cond1\n"
+    "cond1:\n"
+    "  %iv = load i32, ptr %i\n"
+    "  %c = icmp sle i32 %iv, 9\n"
+    "  br i1 %c, label %body1, label %end1\n"
+    "body1:\n"
+    "  %iv2 = load i32, ptr %i\n"
+    "  %p = getelementptr [10 x float], ptr addrspace(1) @coeffs, i32 0, i32 %iv2\n"
+    "  %v = load float, ptr addrspace(1) %p\n"
+    "  call void @w2.host.feed.f32(i32 0, float %v)\n"
+    "  %r = call float @w2.recv.f32(i32 0)\n"
+    "  store float %r, ptr %temp\n"
+    "  %t = load float, ptr %temp\n"
+    "  call void @w2.send.f32(i32 2, float %t)\n"
+    "  call void @w2.host.dest(i32 2, i32 -1)\n"
+    "  %iv3 = load i32, ptr %i\n"
+    "  %inc = add i32 %iv3, 1\n"
+    "  store i32 %inc, ptr %i\n"
+    "  br label %cond1\n"
+    "end1:\n"
+    "  call void @w2.send.f32(i32 2, float 0.0)\n"
+    "  call void @w2.host.dest(i32 2, i32 -1)\n"
+    "  store i32 0, ptr %i\n"
+    "  br label %cond2\n"
+    "cond2:\n"
+    "  %jv = load i32, ptr %i\n"
+    "  %c2 = icmp sle i32 %jv, 99\n"
+    "  br i1 %c2, label %body2, label %end2\n"
+    "body2:\n"
+    "  %jv2 = load i32, ptr %i\n"
+    "  %pd = getelementptr [100 x float], ptr addrspace(1) @data, i32 0, i32 %jv2\n"
+    "  %d = load float, ptr addrspace(1) %pd\n"
+    "  call void @w2.host.feed.f32(i32 0, float %d)\n"
+    "  %x = call float @w2.recv.f32(i32 0)\n"
+    "  store float %x, ptr %xin\n"
+    "  call void @w2.host.feed.f32(i32 1, float 0.0)\n"
+    "  %y = call float @w2.recv.f32(i32 1)\n"
+    "  store float %y, ptr %yin\n"
+    "  %xs = load float, ptr %xin\n"
+    "  call void @w2.send.f32(i32 2, float %xs)\n"
+    "  call void @w2.host.dest(i32 2, i32 -1)\n"
+    "  %cf = load float, ptr %coeff\n"
+    "  %yy = load float, ptr %yin\n"
+    "  %xx = load float, ptr %xin\n"
+    "  %m = fmul float %yy, %xx\n"
+    "  %a = fadd float %cf, %m\n"
+    "  store float %a, ptr %ans\n"
+    "  %aa = load float, ptr %ans\n"
+    "  call void @w2.send.f32(i32 3, float %aa)\n"
+    "  %jv3 = load i32, ptr %i\n"
+    "  %pr = getelementptr [100 x float], ptr addrspace(1) @results, i32 0, i32 %jv3\n"
+    "  %pri = ptrtoint ptr addrspace(1) %pr to i32\n"
+    "  call void @w2.host.dest(i32 3, i32 %pri)\n"
+    "  %jv4 = load i32, ptr %i\n"
+    "  %inc2 = add i32 %jv4, 1\n"
+    "  store i32 %inc2, ptr %i\n"
+    "  br label %cond2\n"
+    "end2:\n"
+    "  ret void\n"
+    "}\n"
+    "define void @main() {\n"
+    "  call void @poly()\n"
+    "  ret void\n"
+    "}\n"
+    "!w2.host = !{!0, !1, !2}\n"
+    "!0 = !{!\"data\", !\"in\", !\"float\", i32 100, i32 0}\n"
+    "!1 = !{!\"coeffs\", !\"in\", !\"float\", i32 10, i32 0}\n"
+    "!2 = !{!\"results\", !\"out\", !\"float\", i32 100, i32 0}\n"
+    "!w2.cells = !{!3}\n"
+    "!3 = !{i32 0, i32 9}\n"
+    "!w2.source = !{!4}\n"
+    "!4 = !{!\"polynomial.w2\"}\n";
+
+/* The Horner loop alone, already in SSA form. */
+static const char *horner_ir =
+    HEADER
+    "@data = external addrspace(1) constant [100 x float]\n"
+    "@results = external addrspace(1) global [100 x float]\n"
+    "define void @main() {\n"
+    "entry:\n"
+    "  %coeff = call float @w2.recv.f32(i32 0)\n"
+    "  br label %loop\n"
+    "loop:\n"
+    "  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]\n"
+    "  %pd = getelementptr [100 x float], ptr addrspace(1) @data, i32 0, i32 %i\n"
+    "  %d = load float, ptr addrspace(1) %pd\n"
+    "  call void @w2.host.feed.f32(i32 0, float %d)\n"
+    "  %x = call float @w2.recv.f32(i32 0)\n"
+    "  call void @w2.host.feed.f32(i32 1, float 0.0)\n"
+    "  %y = call float @w2.recv.f32(i32 1)\n"
+    "  call void @w2.send.f32(i32 2, float %x)\n"
+    "  call void @w2.host.dest(i32 2, i32 -1)\n"
+    "  %m = fmul float %y, %x\n"
+    "  %a = fadd float %coeff, %m\n"
+    "  call void @w2.send.f32(i32 3, float %a)\n"
+    "  %pr = getelementptr [100 x float], ptr addrspace(1) @results, i32 0, i32 %i\n"
+    "  %pri = ptrtoint ptr addrspace(1) %pr to i32\n"
+    "  call void @w2.host.dest(i32 3, i32 %pri)\n"
+    "  %i.next = add nuw nsw i32 %i, 1\n"
+    "  %done = icmp eq i32 %i.next, 100\n"
+    "  br i1 %done, label %exit, label %loop\n"
+    "exit:\n"
+    "  ret void\n"
+    "}\n"
+    "!w2.host = !{!0, !1}\n"
+    "!0 = !{!\"data\", !\"in\", !\"float\", i32 100, i32 0}\n"
+    "!1 = !{!\"results\", !\"out\", !\"float\", i32 100, i32 0}\n"
+    "!w2.cells = !{!2}\n"
+    "!2 = !{i32 0, i32 9}\n";
+
+/* Compiles IR text; returns the assembly (malloc'd) or NULL with the error in err. */
+static char *compile_ir(const char *ir, int opt, const char *model, int debug, char *err, size_t errlen)
+{
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "test.ll");
+    LLVMModuleRef m;
+    char *msg = NULL;
+    if (LLVMParseIRInContext(ctx, mb, &m, &msg)) {
+        fail_msg("IR does not parse: %s", msg);
+    }
+    char *out = NULL;
+    if (wb_optimize(m, opt, err, errlen) == 0) {
+        wb_options o = {wt_model_by_name(model), opt, debug};
+        ws_buf b = {0};
+        if (wb_emit_assembly(m, &o, &b, err, errlen) == 0) {
+            ws_buf_append(&b, "", 1);
+            out = b.data;
+        } else {
+            ws_buf_free(&b);
+        }
+    }
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    return out;
+}
+
+static char *compile_ok(const char *ir, int opt, const char *model)
+{
+    char err[512] = "";
+    char *s = compile_ir(ir, opt, model, 0, err, sizeof err);
+    if (!s) fail_msg("compile failed (-O%d, %s): %s", opt, model, err);
+    return s;
+}
+
+/* ---- The checker ------------------------------------------------------------------- */
+
+typedef struct cop {
+    wt_op op;
+    char opnd[4][64];
+    int n;
+} cop;
+
+typedef struct checker {
+    const wt_model *m;
+    char why[300];
+    int t;                     /* bundle index in the block */
+    int def_t[64], def_end[64], def_valid[64];
+    int feed_t[4], feed_end[4], feed_valid[4];
+    int max_end;
+    int bundles;               /* bundles checked in all */
+} checker;
+
+static void block_reset(checker *c)
+{
+    c->t = 0;
+    c->max_end = 0;
+    memset(c->def_valid, 0, sizeof c->def_valid);
+    memset(c->feed_valid, 0, sizeof c->feed_valid);
+}
+
+static int bad(checker *c, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(c->why, sizeof c->why, "line %d: ", line);
+    vsnprintf(c->why + n, sizeof c->why - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
+    return s;
+}
+
+/* Splits "mn a, [b, c], d" into the mnemonic and operands ([...] kept whole). */
+static int parse_op(char *text, cop *o)
+{
+    char *sp = strchr(text, ' ');
+    char mn[16] = "";
+    size_t ml = sp ? (size_t)(sp - text) : strlen(text);
+    if (ml >= sizeof mn) return -1;
+    memcpy(mn, text, ml);
+    o->op = wt_op_lookup(mn);
+    o->n = 0;
+    if (o->op == WT_OP_NONE) return -1;
+    char *p = sp ? sp + 1 : text + ml;
+    while (*p) {
+        while (*p == ' ') p++;
+        char *start = p;
+        int depth = 0;
+        while (*p && (depth || *p != ',')) {
+            depth += *p == '[';
+            depth -= *p == ']';
+            p++;
+        }
+        if (o->n == 4) return -1;
+        size_t len = (size_t)(p - start);
+        if (len >= sizeof o->opnd[0]) return -1;
+        memcpy(o->opnd[o->n], start, len);
+        o->opnd[o->n][len] = 0;
+        trim(o->opnd[o->n]);
+        o->n++;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
+/* A literal's 32 bits (floats by their value, symbols hashed by name), for sharing. */
+static int literal_key(const char *s, char imm_type, char *key, size_t n)
+{
+    if (wt_opnd_parse(s, strlen(s)) >= 0) return 0;
+    int is_hex = s[0] == '0' && s[1] == 'x';
+    int is_num = isdigit((unsigned char)s[0]) || s[0] == '-' || s[0] == '+';
+    if (!is_num) {
+        snprintf(key, n, "sym:%s", s);
+        return 1;
+    }
+    uint32_t bits;
+    if (is_hex) bits = (uint32_t)strtoul(s, NULL, 16);
+    else if (strpbrk(s, ".eE") || imm_type == 'f') bits = wt_u(strtof(s, NULL));
+    else bits = (uint32_t)strtol(s, NULL, 10);
+    snprintf(key, n, "%08x", (unsigned)bits);
+    return 1;
+}
+
+typedef struct reads { int regs[8]; int nregs; unsigned gates; } reads;
+
+static void add_read(reads *r, const char *s)
+{
+    int code = wt_opnd_parse(s, strlen(s));
+    if (code < 0) return;
+    if (wt_opnd_is_reg((unsigned)code) && code != 0 && r->nregs < 8) r->regs[r->nregs++] = code;
+    if (wt_opnd_is_gate((unsigned)code)) r->gates |= 1u << (code - WT_OPND_GATE);
+}
+
+static int check_bundle(checker *c, char *line, int lineno)
+{
+    cop ops[WT_NSLOTS + 2];
+    int nops = 0;
+    if (strcmp(line, "nop") != 0) {
+        for (char *part = line;;) {
+            char *bar = strstr(part, " | ");
+            if (bar) *bar = 0;
+            if (nops == WT_NSLOTS) return bad(c, lineno, "more operations than slots");
+            if (parse_op(trim(part), &ops[nops]) < 0) return bad(c, lineno, "cannot read '%s'", part);
+            nops++;
+            if (!bar) break;
+            part = bar + 3;
+        }
+    }
+    int used[WT_NUCLASSES] = {0};
+    char lits[8][40];
+    int nlits = 0, branch = 0;
+    unsigned gate_readers[4] = {0};
+    reads rd[WT_NSLOTS + 2];
+    memset(rd, 0, sizeof rd);
+    for (int i = 0; i < nops; i++) {
+        const wt_op_info *info = &wt_ops[ops[i].op];
+        used[info->uclass]++;
+        branch |= info->uclass == WT_UC_BR;
+        int k = 0;
+        for (const char *p = info->sig; *p; p++, k++) {
+            if (k >= ops[i].n) return bad(c, lineno, "%s lacks operands", info->name);
+            char *o = ops[i].opnd[k];
+            char parts[2][64];
+            int np = 1;
+            if (*p == 't' || *p == 'd') continue;
+            if (*p == 'm') {
+                if (o[0] != '[') return bad(c, lineno, "%s: memory operand expected", info->name);
+                char tmp[64];
+                snprintf(tmp, sizeof tmp, "%s", o + 1);
+                char *close = strchr(tmp, ']');
+                if (close) *close = 0;
+                char *comma = strchr(tmp, ',');
+                if (comma) {
+                    *comma = 0;
+                    snprintf(parts[1], sizeof parts[1], "%s", trim(comma + 1));
+                    np = 2;
+                }
+                snprintf(parts[0], sizeof parts[0], "%s", trim(tmp));
+            } else {
+                snprintf(parts[0], sizeof parts[0], "%s", o);
+            }
+            for (int q = 0; q < np; q++) {
+                char key[40];
+                if (literal_key(parts[q], *p == 'm' ? 'i' : info->imm_type, key, sizeof key)) {
+                    int seen = 0;
+                    for (int x = 0; x < nlits; x++) seen |= !strcmp(lits[x], key);
+                    if (!seen && nlits < 8) snprintf(lits[nlits++], sizeof lits[0], "%s", key);
+                } else {
+                    add_read(&rd[i], parts[q]);
+                }
+            }
+        }
+        for (int q = 0; q < 4; q++)
+            if (rd[i].gates >> q & 1) gate_readers[q]++;
+    }
+    for (int uc = 1; uc < WT_NUCLASSES; uc++)
+        if (used[uc] > (int)wt_class_slots((wt_unit_class)uc))
+            return bad(c, lineno, "%d %s operations, %u slots", used[uc], wt_unit_class_name((wt_unit_class)uc),
+                       wt_class_slots((wt_unit_class)uc));
+    if (nlits > 2) return bad(c, lineno, "%d distinct literals", nlits);
+    for (int q = 0; q < 4; q++)
+        if (gate_readers[q] > 1) return bad(c, lineno, "queue %d read by %u operations", q, gate_readers[q]);
+
+    /* Reads happen at issue: a register's latest definition must have completed. */
+    int t = c->t;
+    for (int i = 0; i < nops; i++) {
+        for (int k = 0; k < rd[i].nregs; k++) {
+            int r = rd[i].regs[k];
+            if (c->def_valid[r] && c->def_t[r] < t && t < c->def_end[r])
+                return bad(c, lineno, "r%d read at bundle %d, its definition at %d completes at %d", r, t,
+                           c->def_t[r], c->def_end[r]);
+        }
+        for (int q = 0; q < 4; q++)
+            if ((rd[i].gates >> q & 1) && c->feed_valid[q] && c->feed_t[q] < t && t < c->feed_end[q])
+                return bad(c, lineno, "queue %d read at bundle %d before its feed completes", q, t);
+    }
+    for (int i = 0; i < nops; i++) {
+        const wt_op_info *info = &wt_ops[ops[i].op];
+        int lat = info->latency[c->m->id], ivl = info->interval[c->m->id];
+        int end = t + (lat > ivl ? lat : ivl);
+        if (end > c->max_end) c->max_end = end;
+        if (info->sig[0] != 'd') continue;
+        int code = wt_opnd_parse(ops[i].opnd[0], strlen(ops[i].opnd[0]));
+        if (code > 0 && code < 64) {
+            if (c->def_valid[code] && c->def_end[code] >= t + lat)
+                return bad(c, lineno, "writes to r%d complete out of order", code);
+            c->def_valid[code] = 1;
+            c->def_t[code] = t;
+            c->def_end[code] = t + lat;
+        } else if (code >= 0 && wt_opnd_is_feed((unsigned)code)) {
+            int q = code - WT_OPND_FEED;
+            c->feed_valid[q] = 1;
+            c->feed_t[q] = t;
+            c->feed_end[q] = t + lat;
+        }
+    }
+    c->t++;
+    c->bundles++;
+    if (branch) {
+        if (c->max_end > c->t) return bad(c, lineno, "an operation completes after the block's branch");
+        block_reset(c);
+    }
+    return 0;
+}
+
+/* 0 if every bundle of the text keeps the machine's rules; else -1 and c->why. */
+static int check_asm(const char *text, const wt_model *m, checker *c)
+{
+    memset(c, 0, sizeof *c);
+    c->m = m;
+    block_reset(c);
+    char *copy = strdup(text);
+    int lineno = 0, rc = 0;
+    for (char *save = NULL, *ln = strtok_r(copy, "\n", &save); ln && rc == 0; ln = strtok_r(NULL, "\n", &save)) {
+        lineno++;
+        char *semi = strchr(ln, ';');
+        if (semi && !strchr(ln, '"')) *semi = 0;
+        char *s = trim(ln);
+        if (!*s) continue;
+        size_t n = strlen(s);
+        if (s[n - 1] == ':') {
+            if (c->max_end > c->t) rc = bad(c, lineno, "an operation completes after its block falls through");
+            block_reset(c);
+            continue;
+        }
+        if (s[0] == '.') continue;
+        rc = check_bundle(c, s, lineno);
+    }
+    if (rc == 0 && c->max_end > c->t) rc = bad(c, lineno, "an operation completes after the function's end");
+    free(copy);
+    return rc;
+}
+
+static void assert_rules(const char *text, const char *model)
+{
+    checker c;
+    if (check_asm(text, wt_model_by_name(model), &c) != 0) fail_msg("%s\n%s", c.why, text);
+}
+
+
+/* ---- A one-cell simulator of the text ---------------------------------------------------
+ *
+ * Runs the assembly on one cell facing the host on both sides, with the timing of
+ * docs/design.md, section 1, and no interlocks: sources read at issue, a result of
+ * latency L visible L clocks later, a store at the end of its clock. A schedule or
+ * register assignment that breaks the exposed-pipeline rules computes wrong values
+ * here. Host feeds go into the cell's own input queues; words sent are kept per
+ * queue and stored into host memory at the addresses given, in order. */
+
+enum { SIM_MEM = 1 << 16, SIM_HOST = 1 << 16, SIM_Q = 4096, SIM_MAX_CLOCKS = 4000000 };
+
+typedef struct sim_src { int lit; unsigned code; uint32_t val; } sim_src;
+typedef struct sim_op { wt_op op; unsigned d; sim_src s[4]; int target; } sim_op;
+typedef struct sim_bundle { sim_op ops[WT_NSLOTS]; int n; } sim_bundle;
+typedef struct sim_sym { char name[64]; uint32_t addr; } sim_sym;
+typedef struct sim_q { uint32_t w[SIM_Q]; int head, tail; } sim_q;
+typedef struct sim_write { uint64_t time; int kind; unsigned code; uint32_t addr, val; } sim_write;
+enum { W_REG, W_MEM, W_OUT, W_FEED, W_ADDR };
+
+typedef struct sim {
+    sim_bundle *code;
+    int ncode, ccap;
+    sim_sym syms[256];
+    int nsyms;
+    uint8_t mem[SIM_MEM], host[SIM_HOST];
+    sim_q in[4], out[4], addr[4];
+    uint32_t regs[64];
+    uint32_t cid;
+    sim_write *pending;
+    int npending, pcap;
+    uint64_t clock;
+    char why[256];
+} sim;
+
+static int sim_fail(sim *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->why, sizeof s->why, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int q_push(sim_q *q, uint32_t w)
+{
+    if (q->tail == SIM_Q) return -1;
+    q->w[q->tail++] = w;
+    return 0;
+}
+
+static int sim_find(const sim *s, const char *name, uint32_t *addr)
+{
+    for (int i = 0; i < s->nsyms; i++)
+        if (!strcmp(s->syms[i].name, name)) {
+            *addr = s->syms[i].addr;
+            return 0;
+        }
+    return -1;
+}
+
+static void sim_define(sim *s, const char *name, uint32_t addr)
+{
+    if (s->nsyms < 256) {
+        snprintf(s->syms[s->nsyms].name, sizeof s->syms[0].name, "%s", name);
+        s->syms[s->nsyms++].addr = addr;
+    }
+}
+
+/* A literal expression: number (read as imm_type) or SYMBOL[+-N]. */
+static int sim_literal(sim *s, const char *text, char imm_type, uint32_t *out)
+{
+    if (isdigit((unsigned char)text[0]) || text[0] == '-' || text[0] == '+') {
+        if (text[0] == '0' && text[1] == 'x') *out = (uint32_t)strtoul(text, NULL, 16);
+        else if (imm_type == 'f' || strpbrk(text, ".eE")) *out = wt_u(strtof(text, NULL));
+        else *out = (uint32_t)strtol(text, NULL, 10);
+        return 0;
+    }
+    char name[64];
+    size_t n = strcspn(text, "+-");
+    if (n >= sizeof name) return sim_fail(s, "bad literal '%s'", text);
+    memcpy(name, text, n);
+    name[n] = 0;
+    uint32_t a;
+    if (sim_find(s, name, &a) < 0) return sim_fail(s, "unknown symbol '%s'", name);
+    *out = a + (uint32_t)strtol(text + n, NULL, 10);
+    return 0;
+}
+
+static int sim_source(sim *s, const char *text, char imm_type, sim_src *src)
+{
+    int code = wt_opnd_parse(text, strlen(text));
+    if (code >= 0) {
+        *src = (sim_src){0, (unsigned)code, 0};
+        return 0;
+    }
+    src->lit = 1;
+    return sim_literal(s, text, imm_type, &src->val);
+}
+
+static int sim_parse_op(sim *s, char *text, sim_op *o)
+{
+    cop c;
+    if (parse_op(text, &c) < 0) return sim_fail(s, "cannot read '%s'", text);
+    memset(o, 0, sizeof *o);
+    o->op = c.op;
+    o->s[2] = (sim_src){0, WT_OPND_R0, 0};
+    const wt_op_info *info = &wt_ops[c.op];
+    int k = 0;
+    for (const char *p = info->sig; *p; p++, k++) {
+        if (k >= c.n) return sim_fail(s, "'%s' lacks operands", text);
+        char *t = c.opnd[k];
+        if (*p == 'd') {
+            int code = wt_opnd_parse(t, strlen(t));
+            if (code < 0) return sim_fail(s, "bad destination '%s'", t);
+            o->d = (unsigned)code;
+        } else if (*p == 't') {
+            uint32_t a;
+            if (sim_find(s, t, &a) < 0) return sim_fail(s, "unknown label '%s'", t);
+            o->target = (int)a;
+        } else if (*p == 'm') {
+            char tmp[64];
+            snprintf(tmp, sizeof tmp, "%s", t + 1);
+            char *close = strchr(tmp, ']');
+            if (close) *close = 0;
+            char *comma = strchr(tmp, ',');
+            if (comma) {
+                *comma = 0;
+                if (sim_source(s, trim(comma + 1), 'i', &o->s[2]) < 0) return -1;
+            }
+            if (sim_source(s, trim(tmp), 'i', &o->s[1]) < 0) return -1;
+        } else {
+            if (sim_source(s, t, info->imm_type, &o->s[wt_sig_subfield(*p)]) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* Two passes over the text: symbols and sizes, then code and data. */
+static int sim_load(sim *s, const char *text)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        char *copy = strdup(text);
+        int section = 0;   /* 0 text, 1 data */
+        uint32_t data_at = 0, host_at = 0;
+        int bundles = 0, rc = 0;
+        for (char *save = NULL, *ln = strtok_r(copy, "\n", &save); ln && rc == 0; ln = strtok_r(NULL, "\n", &save)) {
+            char *semi = strchr(ln, ';');
+            if (semi && !strchr(ln, '"')) *semi = 0;
+            char *l = trim(ln);
+            if (!*l) continue;
+            size_t n = strlen(l);
+            if (l[n - 1] == ':') {
+                l[n - 1] = 0;
+                if (pass == 0) sim_define(s, l, section ? data_at : (uint32_t)bundles);
+                continue;
+            }
+            if (!strncmp(l, ".text", 5)) section = 0;
+            else if (!strncmp(l, ".bss", 4) || !strncmp(l, ".data", 5)) section = 1;
+            else if (!strncmp(l, ".zero", 5)) data_at += (uint32_t)strtoul(l + 5, NULL, 10);
+            else if (!strncmp(l, ".host", 5)) {
+                char name[64];
+                long d0 = 0, d1 = 0;
+                char *f = l + 5;
+                while (*f == ' ') f++;
+                size_t nl = strcspn(f, ",");
+                snprintf(name, sizeof name, "%.*s", (int)nl, f);
+                char *dims = f;
+                for (int commas = 0; *dims && commas < 3; dims++) commas += *dims == ',';
+                d0 = strtol(dims, &dims, 10);
+                if (*dims == ',') d1 = strtol(dims + 1, NULL, 10);
+                if (pass == 0) sim_define(s, name, host_at);
+                host_at += 4u * (uint32_t)(d0 ? d0 : 1) * (uint32_t)(d1 ? d1 : 1);
+            } else if (!strncmp(l, ".word", 5)) {
+                char *p = l + 5;
+                for (char *tok = strtok(p, ","); tok; tok = strtok(NULL, ",")) {
+                    uint32_t v = 0;
+                    if (pass == 1) {
+                        if (sim_literal(s, trim(tok), 'x', &v) < 0) rc = -1;
+                        memcpy(s->mem + data_at, &v, 4);
+                    }
+                    data_at += 4;
+                }
+            } else if (l[0] == '.') {
+                continue;
+            } else {
+                if (pass == 1) {
+                    if (s->ncode == s->ccap) {
+                        s->ccap = s->ccap ? 2 * s->ccap : 256;
+                        s->code = realloc(s->code, sizeof *s->code * (size_t)s->ccap);
+                    }
+                    sim_bundle *b = &s->code[s->ncode++];
+                    b->n = 0;
+                    if (strcmp(l, "nop") != 0)
+                        for (char *part = l;;) {
+                            char *bar = strstr(part, " | ");
+                            if (bar) *bar = 0;
+                            if (sim_parse_op(s, trim(part), &b->ops[b->n++]) < 0) {
+                                rc = -1;
+                                break;
+                            }
+                            if (!bar) break;
+                            part = bar + 3;
+                        }
+                }
+                bundles++;
+            }
+            if (data_at > SIM_MEM || host_at > SIM_HOST) rc = sim_fail(s, "memory too small");
+        }
+        free(copy);
+        if (rc) return -1;
+    }
+    return 0;
+}
+
+static void sim_write_later(sim *s, uint64_t time, int kind, unsigned code, uint32_t addr, uint32_t val)
+{
+    if (s->npending == s->pcap) {
+        s->pcap = s->pcap ? 2 * s->pcap : 64;
+        s->pending = realloc(s->pending, sizeof *s->pending * (size_t)s->pcap);
+    }
+    s->pending[s->npending++] = (sim_write){time, kind, code, addr, val};
+}
+
+/* Completes every write due by `now`, in the order they were issued. */
+static int sim_complete(sim *s, uint64_t now)
+{
+    int m = 0;
+    for (int i = 0; i < s->npending; i++) {
+        sim_write *w = &s->pending[i];
+        if (w->time > now) {
+            s->pending[m++] = *w;
+            continue;
+        }
+        switch (w->kind) {
+        case W_REG: if (w->code) s->regs[w->code] = w->val; break;
+        case W_MEM: memcpy(s->mem + w->addr, &w->val, 4); break;
+        case W_OUT: if (q_push(&s->out[w->code], w->val)) return sim_fail(s, "output full"); break;
+        case W_FEED: if (q_push(&s->in[w->code], w->val)) return sim_fail(s, "input full"); break;
+        case W_ADDR: if (q_push(&s->addr[w->code], w->val)) return sim_fail(s, "address queue full"); break;
+        }
+    }
+    s->npending = m;
+    return 0;
+}
+
+static uint32_t sim_eval(wt_op op, uint32_t A, uint32_t B, uint32_t C)
+{
+    switch (op) {
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem) \
+    case WT_OP_##id: return (uint32_t)(sem);
+#include "warp_ops.def"
+#undef WT_OP
+    default: return 0;
+    }
+}
+
+static int sim_run(sim *s, const wt_model *m)
+{
+    uint32_t entry;
+    if (sim_find(s, "main", &entry) < 0) return sim_fail(s, "no main");
+    int stack[64], sp = 0;
+    int pc = (int)entry;
+    stack[sp++] = -1;   /* crt0: call main, then halt */
+    for (s->clock = 0; pc >= 0; s->clock++) {
+        if (s->clock > SIM_MAX_CLOCKS) return sim_fail(s, "no end after %d clocks", SIM_MAX_CLOCKS);
+        if (sim_complete(s, s->clock) < 0) return -1;
+        if (pc >= s->ncode) return sim_fail(s, "pc %d outside the program", pc);
+        const sim_bundle *b = &s->code[pc];
+        uint32_t gate[4];
+        unsigned need = 0;
+        for (int i = 0; i < b->n; i++)
+            for (int k = 0; k < 4; k++)
+                if (!b->ops[i].s[k].lit && wt_opnd_is_gate(b->ops[i].s[k].code))
+                    need |= 1u << (b->ops[i].s[k].code - WT_OPND_GATE);
+        for (int q = 0; q < 4; q++) {
+            if (!(need >> q & 1)) continue;
+            if (s->in[q].head == s->in[q].tail) return sim_fail(s, "pc %d: queue %d read while empty", pc, q);
+            gate[q] = s->in[q].w[s->in[q].head++];
+        }
+        int next = pc + 1;
+        for (int i = 0; i < b->n; i++) {
+            const sim_op *o = &b->ops[i];
+            uint32_t v[4];
+            for (int k = 0; k < 4; k++) {
+                const sim_src *src = &o->s[k];
+                if (src->lit) v[k] = src->val;
+                else if (wt_opnd_is_reg(src->code)) v[k] = src->code ? s->regs[src->code] : 0;
+                else if (src->code == WT_OPND_CID) v[k] = s->cid;
+                else if (wt_opnd_is_gate(src->code)) v[k] = gate[src->code - WT_OPND_GATE];
+                else v[k] = 0;
+            }
+            const wt_op_info *info = &wt_ops[o->op];
+            uint64_t done = s->clock + info->latency[m->id];
+            uint32_t result = 0;
+            int writes = info->sig[0] == 'd';
+            switch (info->kind) {
+            case WT_K_LOAD: case WT_K_STORE: {
+                uint32_t a = v[1] + v[2];
+                if (a % 4 || a + 4 > SIM_MEM) return sim_fail(s, "pc %d: bad data address %u", pc, (unsigned)a);
+                if (info->kind == WT_K_STORE) sim_write_later(s, done, W_MEM, 0, a, v[0]);
+                else memcpy(&result, s->mem + a, 4);
+                break;
+            }
+            case WT_K_HLOAD: {
+                uint32_t a = v[1] + v[2];
+                if (a % 4 == 0 && a + 4 <= SIM_HOST) memcpy(&result, s->host + a, 4);
+                break;
+            }
+            case WT_K_DIV:
+                if (v[2] == 0) return sim_fail(s, "pc %d: division by zero", pc);
+                result = sim_eval(o->op, v[1], v[2], v[3]);
+                break;
+            case WT_K_JMP: next = o->target; break;
+            case WT_K_BZ: if (v[3] == 0) next = o->target; break;
+            case WT_K_BNZ: if (v[3] != 0) next = o->target; break;
+            case WT_K_CALL:
+                if (sp == 64) return sim_fail(s, "return stack overflow");
+                stack[sp++] = pc + 1;
+                next = o->target;
+                break;
+            case WT_K_RET: next = stack[--sp]; break;
+            case WT_K_HALT: next = -1; break;
+            default: result = sim_eval(o->op, v[1], v[2], v[3]); break;
+            }
+            if (!writes) continue;
+            if (wt_opnd_is_reg(o->d)) sim_write_later(s, done, W_REG, o->d, 0, result);
+            else if (wt_opnd_is_gate(o->d)) sim_write_later(s, done, W_OUT, o->d - WT_OPND_GATE, 0, result);
+            else if (wt_opnd_is_feed(o->d)) sim_write_later(s, done, W_FEED, o->d - WT_OPND_FEED, 0, result);
+            else if (wt_opnd_is_addr(o->d)) sim_write_later(s, done, W_ADDR, o->d - WT_OPND_ADDR, 0, result);
+        }
+        pc = next;
+    }
+    while (s->npending)   /* the pipelines drain in completion order */
+        if (sim_complete(s, ++s->clock) < 0) return -1;
+    /* Words sent toward the host, paired in order with their addresses. */
+    for (int q = 0; q < 4; q++)
+        for (int k = s->addr[q].head; k < s->addr[q].tail && k < s->out[q].tail; k++) {
+            uint32_t a = s->addr[q].w[k];
+            if (a == 0xffffffffu) continue;
+            if (a % 4 || a + 4 > SIM_HOST) return sim_fail(s, "bad host address %u", (unsigned)a);
+            memcpy(s->host + a, &s->out[q].w[k], 4);
+        }
+    return 0;
+}
+
+static sim *sim_new(void) { return calloc(1, sizeof(sim)); }
+
+static void sim_free(sim *s)
+{
+    free(s->code);
+    free(s->pending);
+    free(s);
+}
+
+/* Loads the text; fails the test if it does not load. */
+static sim *sim_start(const char *text)
+{
+    sim *s = sim_new();
+    if (sim_load(s, text) < 0) fail_msg("simulator: %s\n%s", s->why, text);
+    return s;
+}
+
+static void sim_go(sim *s, const char *text, const char *model)
+{
+    if (sim_run(s, wt_model_by_name(model)) < 0) fail_msg("simulator (%s): %s\n%s", model, s->why, text);
+}
+
+static void host_put_f(sim *s, const char *name, int i, float v)
+{
+    uint32_t a;
+    if (sim_find(s, name, &a) < 0) fail_msg("no host array %s", name);
+    memcpy(s->host + a + 4 * i, &v, 4);
+}
+
+static float host_get_f(sim *s, const char *name, int i)
+{
+    uint32_t a;
+    float v;
+    if (sim_find(s, name, &a) < 0) fail_msg("no host array %s", name);
+    memcpy(&v, s->host + a + 4 * i, 4);
+    return v;
+}
+
+static int sent_count(const sim *s, int q) { return s->out[q].tail; }
+static uint32_t sent(const sim *s, int q, int k) { return s->out[q].w[k]; }
+static float sent_f(const sim *s, int q, int k) { return wt_f(s->out[q].w[k]); }
+
+/* ---- Looking at the output -------------------------------------------------------------- */
+
+/* The index among bundle lines of the function of the first bundle containing all
+ * of the given substrings, or -1. */
+static int bundle_with(const char *text, const char *a, const char *b)
+{
+    char *copy = strdup(text);
+    int idx = 0, found = -1;
+    for (char *save = NULL, *ln = strtok_r(copy, "\n", &save); ln && found < 0; ln = strtok_r(NULL, "\n", &save)) {
+        char *s = trim(ln);
+        if (!*s || s[0] == '.' || s[0] == ';' || s[strlen(s) - 1] == ':') continue;
+        if (strstr(s, a) && (!b || strstr(s, b))) found = idx;
+        idx++;
+    }
+    free(copy);
+    return found;
+}
+
+/* The same, looking from bundle `from` on. */
+static int bundle_with_from(const char *text, int from, const char *a)
+{
+    char *copy = strdup(text);
+    int idx = 0, found = -1;
+    for (char *save = NULL, *ln = strtok_r(copy, "\n", &save); ln && found < 0; ln = strtok_r(NULL, "\n", &save)) {
+        char *s = trim(ln);
+        if (!*s || s[0] == '.' || s[0] == ';' || s[strlen(s) - 1] == ':') continue;
+        if (idx >= from && strstr(s, a)) found = idx;
+        idx++;
+    }
+    free(copy);
+    return found;
+}
+
+static int count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+static const char *models[] = {"warp", "iwarp"};
+
+/* ---- Tests ------------------------------------------------------------------------------ */
+
+static void test_polynomial_all_levels_and_models(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 2; mi++)
+        for (int opt = 0; opt <= 3; opt++) {
+            char *s = compile_ok(poly_ir, opt, models[mi]);
+            char model_line[64];
+            snprintf(model_line, sizeof model_line, ".model  %s\n", models[mi]);
+            assert_non_null(strstr(s, model_line));
+            assert_non_null(strstr(s, ".cells  0, 9\n"));
+            assert_non_null(strstr(s, ".file   \"polynomial.w2\"\n"));
+            assert_non_null(strstr(s, ".host   data, in, float, 100\n"));
+            assert_non_null(strstr(s, ".host   results, out, float, 100\n"));
+            assert_non_null(strstr(s, ".globl  main\n"));
+            assert_non_null(strstr(s, ".type   main, @function\n"));
+            assert_non_null(strstr(s, "hld @fxl, ["));
+            assert_non_null(strstr(s, "fmul "));
+            /* At -O0 the sum goes through its alloca; the load then sends it. */
+            assert_non_null(strstr(s, opt ? "fadd @yr, " : "ld @yr, ["));
+            assert_non_null(strstr(s, "@ayr, "));
+            assert_non_null(strstr(s, "results"));
+            assert_non_null(strstr(s, "mv @axr, -1"));
+            assert_non_null(strstr(s, " ret"));
+            if (opt == 0) {
+                assert_non_null(strstr(s, "call poly"));
+                assert_non_null(strstr(s, "poly.frame:\n"));
+            }
+            assert_rules(s, models[mi]);
+            free(s);
+        }
+}
+
+static void test_gate_folding(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 2; mi++) {
+        char *s = compile_ok(horner_ir, 2, models[mi]);
+        /* y's only use is the multiply: read straight from @yl, no move. */
+        assert_true(bundle_with(s, "fmul ", "@yl") >= 0);
+        assert_int_equal(count(s, ", @yl"), 1);
+        /* The sum's only purpose is the send; the load's only purpose is the feed. */
+        assert_true(bundle_with(s, "fadd @yr, ", NULL) >= 0);
+        assert_true(bundle_with(s, "hld @fxl, [", "data]") >= 0);
+        assert_true(bundle_with(s, "iadd @ayr, ", "results") >= 0);
+        assert_int_equal(count(s, "mv @yr"), 0);
+        assert_int_equal(count(s, "mv @fxl"), 0);
+        /* x goes to two users, so it is moved to a register once (and coeff once). */
+        assert_int_equal(count(s, "@xl"), 2);
+        assert_rules(s, models[mi]);
+        free(s);
+    }
+}
+
+static void test_latency_between_def_and_use(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 2; mi++) {
+        const wt_model *m = wt_model_by_name(models[mi]);
+        char *s = compile_ok(horner_ir, 2, models[mi]);
+        int fm = bundle_with(s, "fmul ", NULL), fa = bundle_with(s, "fadd ", NULL);
+        assert_true(fm >= 0 && fa >= 0);
+        assert_true(fa - fm >= wt_ops[WT_OP_FMUL].latency[m->id]);
+        /* The host feed completes before the queue it feeds is read. */
+        int feed = bundle_with(s, "hld @fxl", NULL), rd = bundle_with_from(s, feed, "@xl");
+        assert_true(feed >= 0 && rd - feed >= wt_ops[WT_OP_HLD].latency[m->id]);
+        /* A receive issues strictly after a send that came before it. */
+        int send = bundle_with(s, "mv @xr, ", NULL), ry = bundle_with(s, "@yl", NULL);
+        assert_true(send >= 0 && ry > send);
+        /* The branch waits for the send of the sum to complete. */
+        int br = bundle_with(s, "bnz ", NULL) >= 0 ? bundle_with(s, "bnz ", NULL) : bundle_with(s, "bz ", NULL);
+        assert_true(br - fa >= wt_ops[WT_OP_FADD].latency[m->id] - 1);
+        free(s);
+    }
+}
+
+static void test_independent_float_ops_share_a_bundle(void **state)
+{
+    (void)state;
+    const char *ir = HEADER
+        "define void @main() {\n"
+        "  %a = call float @w2.recv.f32(i32 0)\n"
+        "  %b = call float @w2.recv.f32(i32 1)\n"
+        "  %m = fmul float %a, 3.0\n"
+        "  %s = fadd float %b, 1.5\n"
+        "  %d = fsub float %m, %s\n"
+        "  call void @w2.send.f32(i32 2, float %d)\n"
+        "  ret void\n"
+        "}\n";
+    for (int mi = 0; mi < 2; mi++) {
+        const wt_model *m = wt_model_by_name(models[mi]);
+        char *s = compile_ok(ir, 2, models[mi]);
+        /* Both receives are read by their users, in one bundle. */
+        int b = bundle_with(s, "fmul r", "fadd r");
+        assert_true(b >= 0);
+        assert_true(bundle_with(s, "@xl, 3.0", "@yl, 1.5") == b);
+        int sub = bundle_with(s, "fsub @xr, ", NULL);
+        assert_true(sub - b >= wt_ops[WT_OP_FADD].latency[m->id]);
+        assert_rules(s, models[mi]);
+        free(s);
+    }
+}
+
+static void test_send_written_by_producer(void **state)
+{
+    (void)state;
+    /* Each sum's only purpose is its send: the operation writes the gate. The
+     * multiply reads and writes gates and moves down to its send, past the read of
+     * the other queue; a receive never issues with a send that preceded it. */
+    const char *ir = HEADER
+        "define void @main() {\n"
+        "  %a = call float @w2.recv.f32(i32 0)\n"
+        "  %b = call float @w2.recv.f32(i32 1)\n"
+        "  %m = fmul float %a, 3.0\n"
+        "  %s = fadd float %b, 1.5\n"
+        "  call void @w2.send.f32(i32 2, float %m)\n"
+        "  call void @w2.send.f32(i32 3, float %s)\n"
+        "  %c = call i32 @w2.cellid()\n"
+        "  call void @w2.send.i32(i32 3, i32 %c)\n"
+        "  %unused = call i32 @w2.recv.i32(i32 1)\n"
+        "  ret void\n"
+        "}\n";
+    for (int mi = 0; mi < 2; mi++) {
+        const wt_model *m = wt_model_by_name(models[mi]);
+        char *s = compile_ok(ir, 2, models[mi]);
+        /* A receive nobody reads still takes its word off the queue. */
+        assert_true(bundle_with(s, "mv r0, @yl", NULL) >= 0 || bundle_with(s, "mov r0, @yl", NULL) >= 0);
+        int mul = bundle_with(s, "fmul @xr, @xl, 3.0", NULL), add = bundle_with(s, "fadd @yr, @yl, 1.5", NULL);
+        assert_true(mul >= 0 && add > mul);
+        /* Writes to @yr complete in order: the move of cid after the sum's. */
+        int cid = bundle_with(s, "@yr, cid", NULL);
+        assert_true(cid + wt_ops[WT_OP_MV].latency[m->id] > add + wt_ops[WT_OP_FADD].latency[m->id]);
+        assert_rules(s, models[mi]);
+        free(s);
+    }
+}
+
+static void test_phi_loop_updates_in_place(void **state)
+{
+    (void)state;
+    const char *ir = HEADER
+        "define void @main() {\n"
+        "entry:\n"
+        "  %n = call i32 @w2.recv.i32(i32 0)\n"
+        "  br label %loop\n"
+        "loop:\n"
+        "  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]\n"
+        "  %s = phi i32 [ 0, %entry ], [ %s1, %loop ]\n"
+        "  %sq = mul i32 %i, %i\n"
+        "  %s1 = add i32 %s, %sq\n"
+        "  %i1 = add i32 %i, 1\n"
+        "  %more = icmp slt i32 %i1, %n\n"
+        "  br i1 %more, label %loop, label %exit\n"
+        "exit:\n"
+        "  call void @w2.send.i32(i32 2, i32 %s1)\n"
+        "  ret void\n"
+        "}\n";
+    for (int mi = 0; mi < 2; mi++) {
+        char *s = compile_ok(ir, 0, models[mi]);
+        assert_non_null(strstr(s, "imul "));
+        assert_non_null(strstr(s, "ilt "));
+        assert_non_null(strstr(s, "bnz "));
+        assert_non_null(strstr(s, ".Lmain_1:\n"));
+        /* Coalesced phis: no copies inside the loop, updates in place. */
+        assert_int_equal(count(s, "iadd r1, r1, 1") + count(s, "iadd r2, r2, 1") + count(s, "iadd r3, r3, 1"), 1);
+        assert_rules(s, models[mi]);
+        free(s);
+    }
+}
+
+static void test_phi_swap_needs_a_temporary(void **state)
+{
+    (void)state;
+    const char *ir = HEADER
+        "define void @main() {\n"
+        "entry:\n"
+        "  %a0 = call i32 @w2.recv.i32(i32 0)\n"
+        "  %b0 = call i32 @w2.recv.i32(i32 0)\n"
+        "  br label %loop\n"
+        "loop:\n"
+        "  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]\n"
+        "  %a = phi i32 [ %a0, %entry ], [ %b, %loop ]\n"
+        "  %b = phi i32 [ %b0, %entry ], [ %a, %loop ]\n"
+        "  %i1 = add i32 %i, 1\n"
+        "  %more = icmp ult i32 %i1, 7\n"
+        "  br i1 %more, label %loop, label %exit\n"
+        "exit:\n"
+        "  call void @w2.send.i32(i32 2, i32 %a)\n"
+        "  call void @w2.send.i32(i32 2, i32 %b)\n"
+        "  ret void\n"
+        "}\n";
+    char *s = compile_ok(ir, 0, "warp");
+    assert_true(count(s, "mv r") + count(s, "mov r") >= 3);
+    assert_non_null(strstr(s, "iltu "));
+    assert_rules(s, "warp");
+    free(s);
+}
+
+static void test_select_and_compares(void **state)
+{
+    (void)state;
+    static const char *ipreds[] = {"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+    static const char *fpreds[] = {"false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+                                   "uno", "ueq", "ugt", "uge", "ult", "ule", "une", "true"};
+    for (int k = 0; k < 10 + 16; k++) {
+        char ir[4096];
+        if (k < 10)
+            snprintf(ir, sizeof ir, HEADER
+                     "define void @main() {\n"
+                     "  %%a = call i32 @w2.recv.i32(i32 0)\n"
+                     "  %%b = call i32 @w2.recv.i32(i32 1)\n"
+                     "  %%c = icmp %s i32 %%a, %%b\n"
+                     "  %%v = select i1 %%c, i32 %%a, i32 42\n"
+                     "  call void @w2.send.i32(i32 2, i32 %%v)\n"
+                     "  %%z = zext i1 %%c to i32\n"
+                     "  call void @w2.send.i32(i32 2, i32 %%z)\n"
+                     "  ret void\n"
+                     "}\n", ipreds[k]);
+        else
+            snprintf(ir, sizeof ir, HEADER
+                     "define void @main() {\n"
+                     "  %%a = call float @w2.recv.f32(i32 0)\n"
+                     "  %%b = call float @w2.recv.f32(i32 1)\n"
+                     "  %%c = fcmp %s float %%a, %%b\n"
+                     "  %%v = select i1 %%c, float %%a, float 2.5\n"
+                     "  call void @w2.send.f32(i32 2, float %%v)\n"
+                     "  %%z = zext i1 %%c to i32\n"
+                     "  call void @w2.send.i32(i32 2, i32 %%z)\n"
+                     "  ret void\n"
+                     "}\n", fpreds[k - 10]);
+        char *s = compile_ok(ir, 0, "warp");
+        if (k < 10 || (strcmp(fpreds[k - 10], "false") && strcmp(fpreds[k - 10], "true")))
+            assert_non_null(strstr(s, "sel "));
+        if (k >= 10 && (!strcmp(fpreds[k - 10], "uno") || !strcmp(fpreds[k - 10], "ord")))
+            assert_non_null(strstr(s, "funo "));
+        if (k >= 10 && !strcmp(fpreds[k - 10], "une")) assert_non_null(strstr(s, "fne "));
+        if (k < 10 && ipreds[k][0] == 'u' && ipreds[k][1] == 'l') assert_non_null(strstr(s, ipreds[k][2] == 't' ? "iltu " : "ileu "));
+        /* Untyped float literals keep their '.'. */
+        if (k >= 10 && strstr(s, "sel ")) assert_non_null(strstr(s, "2.5"));
+        assert_rules(s, "warp");
+        free(s);
+    }
+}
+
+static void test_float_compare_operands(void **state)
+{
+    (void)state;
+    /* ogt swaps the operands of flt; uge is the negation of olt, folded into the
+     * select by swapping its arms. */
+    const char *ir = HEADER
+        "define void @main() {\n"
+        "  %a = call float @w2.recv.f32(i32 0)\n"
+        "  %c = fcmp ogt float %a, 4.0\n"
+        "  %z = zext i1 %c to i32\n"
+        "  call void @w2.send.i32(i32 2, i32 %z)\n"
+        "  %d = fcmp uge float %a, 8.0\n"
+        "  %v = select i1 %d, i32 1, i32 2\n"
+        "  call void @w2.send.i32(i32 2, i32 %v)\n"
+        "  ret void\n"
+        "}\n";
+    char *s = compile_ok(ir, 0, "warp");
+    assert_non_null(strstr(s, "flt @xr, 4.0, r"));
+    assert_true(bundle_with(s, "flt r", ", 8.0") >= 0);
+    assert_true(bundle_with(s, "sel @xr, r", ", 2, 1") >= 0);
+    assert_rules(s, "warp");
+    free(s);
+}
+
+static void test_call_spills_live_values(void **state)
+{
+    (void)state;
+    const char *ir = HEADER
+        "@acc = internal global float 0.0\n"
+        "define internal void @helper() {\n"
+        "  %a = load float, ptr @acc\n"
+        "  %b = fadd float %a, 1.0\n"
+        "  store float %b, ptr @acc\n"
+        "  ret void\n"
+        "}\n"
+        "define void @main() {\n"
+        "  %x = call i32 @w2.recv.i32(i32 0)\n"
+        "  %c = call i32 @w2.cellid()\n"
+        "  %y = mul i32 %x, %c\n"
+        "  call void @helper()\n"
+        "  %z = add i32 %y, %x\n"
+        "  call void @w2.send.i32(i32 2, i32 %z)\n"
+        "  ret void\n"
+        "}\n";
+    for (int mi = 0; mi < 2; mi++) {
+        char *s = compile_ok(ir, 0, models[mi]);
+        assert_non_null(strstr(s, "call helper"));
+        assert_non_null(strstr(s, ".type   helper, @function"));
+        assert_non_null(strstr(s, "imul r1, r1, cid") ? "" : strstr(s, "cid"));
+        /* x and y live across the call: stored to main's frame, loaded after it. */
+        assert_non_null(strstr(s, "main.frame:\n"));
+        assert_true(count(s, "st [r0, main.frame") >= 2);
+        assert_true(count(s, "ld r") >= 2);
+        int call = bundle_with(s, "call helper", NULL);
+        int reload = bundle_with(s, "ld r", "main.frame");
+        assert_true(reload > call);
+        assert_non_null(strstr(s, "acc:\n"));
+        assert_rules(s, models[mi]);
+        free(s);
+    }
+}
+
+static void test_host_load_and_scalar_host(void **state)
+{
+    (void)state;
+    const char *ir = HEADER
+        "@scale = external addrspace(1) constant float\n"
+        "@grid = external addrspace(1) constant [4 x [8 x i32]]\n"
+        "define void @main() {\n"
+        "  %i = call i32 @w2.recv.i32(i32 0)\n"
+        "  %s = load float, ptr addrspace(1) @scale\n"
+        "  %p = getelementptr [4 x [8 x i32]], ptr addrspace(1) @grid, i32 0, i32 %i, i32 3\n"
+        "  %g = load i32, ptr addrspace(1) %p\n"
+        "  %gf = sitofp i32 %g to float\n"
+        "  %v = fmul float %s, %gf\n"
+        "  call void @w2.send.f32(i32 2, float %v)\n"
+        "  call void @w2.host.dest(i32 2, i32 ptrtoint (ptr addrspace(1) getelementptr "
+        "([4 x float], ptr addrspace(1) @out, i32 0, i32 3) to i32))\n"
+        "  ret void\n"
+        "}\n"
+        "@out = external addrspace(1) global [4 x float]\n"
+        "!w2.host = !{!0, !1, !2}\n"
+        "!2 = !{!\"out\", !\"out\", !\"float\", i32 4, i32 0}\n"
+        "!0 = !{!\"scale\", !\"in\", !\"float\", i32 0, i32 0}\n"
+        "!1 = !{!\"grid\", !\"in\", !\"int\", i32 4, i32 8}\n";
+    char *s = compile_ok(ir, 2, "warp");
+    assert_non_null(strstr(s, ".host   scale, in, float, 0\n"));
+    assert_non_null(strstr(s, ".host   grid, in, int, 4, 8\n"));
+    assert_non_null(strstr(s, "hld r1, [r0, scale]") ? "" : strstr(s, ", scale]"));
+    assert_non_null(strstr(s, "grid+12]"));
+    assert_non_null(strstr(s, "shl r"));
+    assert_non_null(strstr(s, "itof "));
+    assert_non_null(strstr(s, "fmul @xr, "));
+    assert_non_null(strstr(s, "mv @axr, out+12"));
+    assert_rules(s, "warp");
+    free(s);
+}
+
+static void test_memset_and_memcpy(void **state)
+{
+    (void)state;
+    const char *ir = HEADER
+        "@small = internal global [4 x i32] zeroinitializer\n"
+        "@big = internal global [64 x i32] zeroinitializer\n"
+        "@copy = internal global [64 x i32] zeroinitializer\n"
+        "@bytes = internal global [10 x i8] zeroinitializer\n"
+        "declare void @llvm.memset.p0.i32(ptr, i8, i32, i1)\n"
+        "declare void @llvm.memcpy.p0.p0.i32(ptr, ptr, i32, i1)\n"
+        "define void @main() {\n"
+        "  %n = call i32 @w2.recv.i32(i32 0)\n"
+        "  call void @llvm.memset.p0.i32(ptr align 4 @small, i8 1, i32 16, i1 false)\n"
+        "  call void @llvm.memset.p0.i32(ptr align 4 @big, i8 0, i32 256, i1 false)\n"
+        "  call void @llvm.memcpy.p0.p0.i32(ptr align 4 @copy, ptr align 4 @big, i32 256, i1 false)\n"
+        "  call void @llvm.memset.p0.i32(ptr @bytes, i8 7, i32 %n, i1 false)\n"
+        "  %p = getelementptr [10 x i8], ptr @bytes, i32 0, i32 3\n"
+        "  %b = load i8, ptr %p\n"
+        "  %w = zext i8 %b to i32\n"
+        "  call void @w2.send.i32(i32 2, i32 %w)\n"
+        "  ret void\n"
+        "}\n";
+    for (int mi = 0; mi < 2; mi++) {
+        char *s = compile_ok(ir, 0, models[mi]);
+        /* Small and aligned: four word stores of the byte repeated. */
+        assert_non_null(strstr(s, "st [r0, small], 16843009"));
+        assert_non_null(strstr(s, "st [r0, small+12], 16843009"));
+        /* Large: loops. */
+        assert_true(count(s, "bnz ") >= 3);
+        assert_non_null(strstr(s, "iadd r"));
+        /* The byte at offset 3 is the top byte of its word. */
+        assert_non_null(strstr(s, "ld r"));
+        assert_non_null(strstr(s, "shr "));
+        assert_non_null(strstr(s, ".size   bytes, 12\n"));
+        assert_rules(s, models[mi]);
+        free(s);
+    }
+}
+
+static void test_switch_and_unreachable(void **state)
+{
+    (void)state;
+    const char *ir = HEADER
+        "define void @main() {\n"
+        "entry:\n"
+        "  %x = call i32 @w2.recv.i32(i32 0)\n"
+        "  switch i32 %x, label %other [ i32 0, label %zero\n"
+        "                                i32 7, label %seven\n"
+        "                                i32 9, label %bad ]\n"
+        "zero:\n"
+        "  br label %join\n"
+        "seven:\n"
+        "  br label %join\n"
+        "other:\n"
+        "  br label %join\n"
+        "bad:\n"
+        "  unreachable\n"
+        "join:\n"
+        "  %r = phi float [ 1.0, %zero ], [ 7.0, %seven ], [ -1.0, %other ]\n"
+        "  call void @w2.send.f32(i32 2, float %r)\n"
+        "  ret void\n"
+        "}\n";
+    char *s = compile_ok(ir, 0, "warp");
+    assert_non_null(strstr(s, "bz r1, "));
+    assert_non_null(strstr(s, "ieq r"));
+    assert_non_null(strstr(s, ", 7\n") ? "" : strstr(s, ", 7 |"));
+    assert_non_null(strstr(s, "halt"));
+    assert_non_null(strstr(s, "7.0"));
+    assert_non_null(strstr(s, "-1.0"));
+    assert_rules(s, "warp");
+    free(s);
+}
+
+static void test_integer_operations(void **state)
+{
+    (void)state;
+    const char *ir = HEADER
+        "declare i32 @llvm.smin.i32(i32, i32)\n"
+        "declare i32 @llvm.umax.i32(i32, i32)\n"
+        "declare i32 @llvm.abs.i32(i32, i1)\n"
+        "declare i32 @llvm.fptosi.sat.i32.f32(float)\n"
+        "define void @main() {\n"
+        "  %a = call i32 @w2.recv.i32(i32 0)\n"
+        "  %b = call i32 @w2.recv.i32(i32 1)\n"
+        "  %f = call float @w2.recv.f32(i32 0)\n"
+        "  %1 = sdiv i32 %a, %b\n"
+        "  %2 = udiv i32 %1, %b\n"
+        "  %3 = srem i32 %2, %b\n"
+        "  %4 = urem i32 %3, %b\n"
+        "  %5 = shl i32 %4, %a\n"
+        "  %6 = lshr i32 %5, 3\n"
+        "  %7 = ashr i32 %6, %b\n"
+        "  %8 = and i32 %7, 255\n"
+        "  %9 = or i32 %8, %a\n"
+        "  %10 = xor i32 %9, -1\n"
+        "  %11 = sub i32 0, %10\n"
+        "  %12 = call i32 @llvm.smin.i32(i32 %11, i32 %a)\n"
+        "  %13 = call i32 @llvm.umax.i32(i32 %12, i32 %b)\n"
+        "  %14 = call i32 @llvm.abs.i32(i32 %13, i1 false)\n"
+        "  %15 = call i32 @w2.idiv(i32 %14, i32 %a)\n"
+        "  %16 = call i32 @w2.imod(i32 %15, i32 %b)\n"
+        "  %17 = call i32 @llvm.fptosi.sat.i32.f32(float %f)\n"
+        "  %18 = add i32 %16, %17\n"
+        "  %19 = fptosi float %f to i32\n"
+        "  %20 = mul i32 %18, %19\n"
+        "  %21 = trunc i32 %20 to i8\n"
+        "  %22 = sext i8 %21 to i32\n"
+        "  %23 = uitofp i32 %22 to float\n"
+        "  %24 = fdiv float %23, %f\n"
+        "  %25 = fsub float %24, 1.0\n"
+        "  %26 = fneg float %25\n"
+        "  %27 = bitcast float %26 to i32\n"
+        "  %28 = freeze i32 %27\n"
+        "  call void @w2.send.i32(i32 2, i32 %28)\n"
+        "  ret void\n"
+        "}\n";
+    static const char *mnemonics[] = {"idiv ", "idivu ", "imod ", "imodu ", "shl ", "shr ", "sra ", "and ",
+                                      "or ", "xor ", "imin ", "imaxu ", "ineg ", "imax ", "ftoi ", "imul ",
+                                      "utof ", "fdiv ", "fsub ", "fneg @xr"};
+    for (int mi = 0; mi < 2; mi++) {
+        char *s = compile_ok(ir, 0, models[mi]);
+        for (size_t k = 0; k < sizeof mnemonics / sizeof *mnemonics; k++)
+            if (!strstr(s, mnemonics[k])) fail_msg("'%s' not selected:\n%s", mnemonics[k], s);
+        /* Division is not pipelined: the unit stays busy for its issue interval. */
+        assert_rules(s, models[mi]);
+        free(s);
+    }
+}
+
+static void test_division_keeps_its_unit_busy(void **state)
+{
+    (void)state;
+    const char *ir = HEADER
+        "define void @main() {\n"
+        "  %a = call float @w2.recv.f32(i32 0)\n"
+        "  %b = call float @w2.recv.f32(i32 1)\n"
+        "  %q = fdiv float %a, %b\n"
+        "  %p = fmul float %b, %b\n"
+        "  call void @w2.send.f32(i32 2, float %q)\n"
+        "  call void @w2.send.f32(i32 3, float %p)\n"
+        "  ret void\n"
+        "}\n";
+    for (int mi = 0; mi < 2; mi++) {
+        const wt_model *m = wt_model_by_name(models[mi]);
+        char *s = compile_ok(ir, 0, models[mi]);
+        int d = bundle_with(s, "fdiv ", NULL), mul = bundle_with(s, "fmul ", NULL);
+        assert_true(d >= 0 && mul >= 0);
+        int gap = d > mul ? d - mul : mul - d;
+        if (d < mul) assert_true(gap >= wt_ops[WT_OP_FDIV].interval[m->id]);
+        assert_rules(s, models[mi]);
+        free(s);
+    }
+}
+
+static void test_globals_and_data(void **state)
+{
+    (void)state;
+    const char *ir = HEADER
+        "@tab = internal global [4 x float] [float 1.0, float 2.5, float 0.0, float -3.0]\n"
+        "@n = internal global i32 17\n"
+        "@ptr = internal global ptr getelementptr (i8, ptr @tab, i32 8)\n"
+        "@z = internal global [3 x i32] zeroinitializer\n"
+        "define void @main() {\n"
+        "  %p = load ptr, ptr @ptr\n"
+        "  %v = load float, ptr %p\n"
+        "  %k = load i32, ptr @n\n"
+        "  %kf = sitofp i32 %k to float\n"
+        "  %s = fadd float %v, %kf\n"
+        "  store float %s, ptr getelementptr ([4 x float], ptr @tab, i32 0, i32 3)\n"
+        "  store i32 5, ptr getelementptr ([3 x i32], ptr @z, i32 0, i32 1)\n"
+        "  ret void\n"
+        "}\n";
+    char *s = compile_ok(ir, 0, "warp");
+    assert_non_null(strstr(s, "        .data\n"));
+    assert_non_null(strstr(s, "tab:\n        .word   1.0, 2.5, 0, -3.0\n"));
+    assert_non_null(strstr(s, "n:\n        .word   17\n"));
+    assert_non_null(strstr(s, "ptr:\n        .word   tab+8\n"));
+    assert_non_null(strstr(s, "z:\n        .zero   12\n"));
+    assert_non_null(strstr(s, "st [r0, tab+12], r"));
+    assert_non_null(strstr(s, "st [r0, z+4], 5"));
+    assert_true(strstr(s, "        .bss\n") < strstr(s, "        .data\n"));
+    assert_true(strstr(s, "        .data\n") < strstr(s, "        .text\n"));
+    assert_rules(s, "warp");
+    free(s);
+}
+
+static void test_register_pressure_spills(void **state)
+{
+    (void)state;
+    /* 80 values received first and used in reverse order: more than 63 live at once. */
+    char *ir = malloc(65536);
+    int n = snprintf(ir, 65536, "%sdefine void @main() {\n", HEADER);
+    for (int i = 0; i < 80; i++) n += snprintf(ir + n, 65536 - (size_t)n, "  %%v%d = call i32 @w2.recv.i32(i32 0)\n", i);
+    n += snprintf(ir + n, 65536 - (size_t)n, "  %%s80 = add i32 %%v79, 1\n");
+    for (int i = 79; i > 0; i--)
+        n += snprintf(ir + n, 65536 - (size_t)n, "  %%s%d = mul i32 %%s%d, %%v%d\n", i, i + 1, i - 1);
+    snprintf(ir + n, 65536 - (size_t)n, "  call void @w2.send.i32(i32 2, i32 %%s1)\n  ret void\n}\n");
+    for (int mi = 0; mi < 2; mi++) {
+        char *s = compile_ok(ir, 0, models[mi]);
+        assert_non_null(strstr(s, "main.frame:\n"));
+        assert_non_null(strstr(s, "st [r0, main.frame"));
+        assert_int_equal(count(s, "@xl"), 80);
+        assert_rules(s, models[mi]);
+        free(s);
+    }
+    free(ir);
+}
+
+static void test_debug_locations(void **state)
+{
+    (void)state;
+    const char *ir = HEADER
+        "define void @main() !dbg !5 {\n"
+        "  %a = call float @w2.recv.f32(i32 0), !dbg !8\n"
+        "  %m = fmul float %a, 2.0, !dbg !9\n"
+        "  call void @w2.send.f32(i32 2, float %m), !dbg !9\n"
+        "  ret void, !dbg !10\n"
+        "}\n"
+        "!llvm.module.flags = !{!0}\n"
+        "!llvm.dbg.cu = !{!1}\n"
+        "!0 = !{i32 2, !\"Debug Info Version\", i32 3}\n"
+        "!1 = distinct !DICompileUnit(language: DW_LANG_C, file: !2, producer: \"w2\", "
+        "isOptimized: false, runtimeVersion: 0, emissionKind: FullDebug)\n"
+        "!2 = !DIFile(filename: \"t.w2\", directory: \"/tmp\")\n"
+        "!3 = !DISubroutineType(types: !4)\n"
+        "!4 = !{null}\n"
+        "!5 = distinct !DISubprogram(name: \"main\", scope: !2, file: !2, line: 3, type: !3, "
+        "scopeLine: 3, spFlags: DISPFlagDefinition, unit: !1)\n"
+        "!8 = !DILocation(line: 4, column: 3, scope: !5)\n"
+        "!9 = !DILocation(line: 5, column: 7, scope: !5)\n"
+        "!10 = !DILocation(line: 6, column: 1, scope: !5)\n";
+    char err[512];
+    char *s = compile_ir(ir, 0, "warp", 1, err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    assert_non_null(strstr(s, ".loc    5 7\n"));
+    assert_non_null(strstr(s, ".loc    6 1\n"));
+    assert_rules(s, "warp");
+    free(s);
+    s = compile_ir(ir, 0, "warp", 0, err, sizeof err);
+    assert_null(strstr(s, ".loc"));
+    free(s);
+}
+
+static void test_output_is_deterministic(void **state)
+{
+    (void)state;
+    const char *irs[] = {poly_ir, horner_ir};
+    for (int k = 0; k < 2; k++)
+        for (int mi = 0; mi < 2; mi++)
+            for (int opt = 0; opt <= 2; opt += 2) {
+                char *a = compile_ok(irs[k], opt, models[mi]);
+                char *b = compile_ok(irs[k], opt, models[mi]);
+                assert_string_equal(a, b);
+                free(a);
+                free(b);
+            }
+}
+
+static void expect_error(const char *ir, const char *message)
+{
+    char err[512] = "";
+    char *s = compile_ir(ir, 0, "warp", 0, err, sizeof err);
+    if (s) fail_msg("expected '%s', got assembly:\n%s", message, s);
+    if (!strstr(err, message)) fail_msg("expected '%s', got '%s'", message, err);
+}
+
+static void test_errors_name_function_and_construct(void **state)
+{
+    (void)state;
+    expect_error(HEADER
+                 "define void @main() {\n"
+                 "  %a = call float @w2.recv.f32(i32 0)\n"
+                 "  %d = fpext float %a to double\n"
+                 "  %t = fptrunc double %d to float\n"
+                 "  call void @w2.send.f32(i32 2, float %t)\n"
+                 "  ret void\n"
+                 "}\n",
+                 "backend: function main: unsupported instruction 'fpext'");
+    expect_error(HEADER
+                 "define void @main() {\n"
+                 "  %a = call float @w2.recv.f32(i32 0)\n"
+                 "  %r = frem float %a, 2.0\n"
+                 "  call void @w2.send.f32(i32 2, float %r)\n"
+                 "  ret void\n"
+                 "}\n",
+                 "backend: function main: unsupported instruction 'frem'");
+    expect_error(HEADER
+                 "declare float @llvm.sqrt.f32(float)\n"
+                 "define void @main() {\n"
+                 "  %a = call float @w2.recv.f32(i32 0)\n"
+                 "  %r = call float @llvm.sqrt.f32(float %a)\n"
+                 "  call void @w2.send.f32(i32 2, float %r)\n"
+                 "  ret void\n"
+                 "}\n",
+                 "backend: function main: unsupported call to 'llvm.sqrt.f32'");
+    expect_error(HEADER
+                 "define void @main() {\n"
+                 "  %a = call i32 @w2.recv.i32(i32 0)\n"
+                 "  %w = sext i32 %a to i64\n"
+                 "  ret void\n"
+                 "}\n",
+                 "backend: function main: unsupported type 'i64' in 'sext'");
+    expect_error(HEADER
+                 "define void @f() {\n"
+                 "  ret void\n"
+                 "}\n",
+                 "backend: the module defines no 'main'");
+    expect_error(HEADER
+                 "declare void @elsewhere()\n"
+                 "define void @main() {\n"
+                 "  call void @elsewhere()\n"
+                 "  ret void\n"
+                 "}\n",
+                 "backend: function 'elsewhere' is declared but not defined");
+    expect_error(HEADER
+                 "@h = external addrspace(1) constant [4 x float]\n"
+                 "define void @main() {\n"
+                 "  %v = load float, ptr addrspace(1) @h\n"
+                 "  call void @w2.send.f32(i32 2, float %v)\n"
+                 "  ret void\n"
+                 "}\n",
+                 "backend: host global 'h' has no !w2.host entry");
+    expect_error(HEADER
+                 "define void @main() {\n"
+                 "  %q = call i32 @w2.recv.i32(i32 0)\n"
+                 "  %v = call i32 @w2.recv.i32(i32 %q)\n"
+                 "  ret void\n"
+                 "}\n",
+                 "backend: function main: the queue of a communication call must be a constant 0..3");
+}
+
+static void test_optimize_keeps_loops_rolled(void **state)
+{
+    (void)state;
+    /* The first loop of the polynomial runs 9 times: default<O2> would unroll it fully. */
+    for (int opt = 1; opt <= 3; opt++) {
+        char *s = compile_ok(poly_ir, opt, "warp");
+        assert_true(count(s, "hld @fxl") <= 3);
+        assert_true(count(s, "bz ") + count(s, "bnz ") >= 2);
+        free(s);
+    }
+    char err[256];
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext("bad", ctx);
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
+    LLVMValueRef fn = LLVMAddFunction(m, "main", fty);
+    LLVMAppendBasicBlockInContext(ctx, fn, "entry");   /* no terminator: invalid */
+    assert_int_equal(wb_optimize(m, 2, err, sizeof err), -1);
+    assert_non_null(strstr(err, "invalid LLVM module"));
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+}
+
+static void test_checker_catches_violations(void **state)
+{
+    (void)state;
+    const wt_model *warp = wt_model_by_name("warp");
+    checker c;
+    static const char *bad_texts[] = {
+        "main:\n        fmul r1, r2, r3\n        fadd r4, r1, r1\n        nop\n        nop\n        nop\n        nop\n"
+        "        ret\n",                                                         /* read too early */
+        "main:\n        iadd r1, r2, 1 | iadd r3, r4, 2 | iadd r5, r6, 3\n        ret\n",  /* three ALU ops */
+        "main:\n        iadd r1, r2, 1 | isub r3, r4, 2 | mv r5, 3\n        ret\n",        /* three literals */
+        "main:\n        fadd r1, r2, r3\n        ret\n",                          /* branch before completion */
+        "main:\n        hld @fxl, [r0, data]\n        mv r1, @xl\n        nop\n        ret\n", /* feed not done */
+        "main:\n        fadd r1, r2, r3\n        mv r1, r4\n        nop\n        nop\n        nop\n        ret\n",
+        "main:\n        mv r1, @xl | mv r2, @xl\n        ret\n",                  /* one queue, two reads */
+        "main:\n        jmp main | ret\n",                                       /* two branches */
+    };
+    for (size_t k = 0; k < sizeof bad_texts / sizeof *bad_texts; k++)
+        if (check_asm(bad_texts[k], warp, &c) == 0) fail_msg("checker accepted:\n%s", bad_texts[k]);
+    const char *good =
+        "main:\n        fmul r1, r2, r3 | iadd r4, r5, 1\n        nop\n        nop\n        nop\n        nop\n"
+        "        fadd @yr, r1, 1.0 | mv r4, @xl\n        nop\n        nop\n        nop\n        ret\n";
+    if (check_asm(good, warp, &c) != 0) fail_msg("checker rejected a good text: %s", c.why);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_checker_catches_violations),
+        cmocka_unit_test(test_polynomial_all_levels_and_models),
+        cmocka_unit_test(test_gate_folding),
+        cmocka_unit_test(test_latency_between_def_and_use),
+        cmocka_unit_test(test_independent_float_ops_share_a_bundle),
+        cmocka_unit_test(test_send_written_by_producer),
+        cmocka_unit_test(test_phi_loop_updates_in_place),
+        cmocka_unit_test(test_phi_swap_needs_a_temporary),
+        cmocka_unit_test(test_select_and_compares),
+        cmocka_unit_test(test_float_compare_operands),
+        cmocka_unit_test(test_call_spills_live_values),
+        cmocka_unit_test(test_host_load_and_scalar_host),
+        cmocka_unit_test(test_memset_and_memcpy),
+        cmocka_unit_test(test_switch_and_unreachable),
+        cmocka_unit_test(test_integer_operations),
+        cmocka_unit_test(test_division_keeps_its_unit_busy),
+        cmocka_unit_test(test_globals_and_data),
+        cmocka_unit_test(test_register_pressure_spills),
+        cmocka_unit_test(test_debug_locations),
+        cmocka_unit_test(test_output_is_deterministic),
+        cmocka_unit_test(test_errors_name_function_and_construct),
+        cmocka_unit_test(test_optimize_keeps_loops_rolled),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

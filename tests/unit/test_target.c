@@ -1,0 +1,375 @@
+/* Unit tests of target/: the operation table and the bundle layout are consistent,
+ * and every operation with every operand kind its signature allows survives
+ * encode -> decode -> text -> assembler -> bytes unchanged. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "warp_assembler.h"
+#include "warp_support.h"
+#include "warp_target.h"
+
+/* ---- Table and layout ------------------------------------------------------------ */
+
+static void test_codes_unique_and_fit_their_field(void **state)
+{
+    (void)state;
+    for (int a = 1; a < WT_NOPS; a++) {
+        const wt_op_info *A = &wt_ops[a];
+        assert_true(A->code != 0);
+        int slot = -1;
+        for (int s = 0; s < WT_NSLOTS; s++)
+            if (wt_slot_layouts[s].uclass == A->uclass) slot = s;
+        assert_true(slot >= 0);
+        assert_true(A->code < (1u << wt_slot_layouts[slot].op_width));
+        assert_int_equal(wt_op_lookup(A->name), a);
+        assert_int_equal(wt_op_from_code(A->uclass, A->code), a);
+        for (int b = a + 1; b < WT_NOPS; b++) {
+            const wt_op_info *B = &wt_ops[b];
+            if (A->uclass == B->uclass && A->code == B->code)
+                fail_msg("'%s' and '%s' share code %u in class %s", A->name, B->name, A->code,
+                         wt_unit_class_name(A->uclass));
+            if (strcmp(A->name, B->name) == 0) fail_msg("mnemonic '%s' appears twice", A->name);
+        }
+        /* Every signature letter must name a subfield the slot has. */
+        for (const char *p = A->sig; *p; p++) {
+            if (*p == 't') continue;
+            if (*p == 'm') {
+                assert_true(wt_slot_layouts[slot].opnd_lsb[1] >= 0 && wt_slot_layouts[slot].opnd_lsb[2] >= 0);
+                continue;
+            }
+            int k = wt_sig_subfield(*p);
+            assert_true(k >= 0);
+            if (wt_slot_layouts[slot].opnd_lsb[k] < 0)
+                fail_msg("'%s': operand '%c' has no subfield in slot %s", A->name, *p, wt_slot_layouts[slot].name);
+        }
+    }
+}
+
+static void mark(uint8_t used[WT_BUNDLE_BITS], unsigned lsb, unsigned width, const char *what)
+{
+    for (unsigned b = lsb; b < lsb + width; b++) {
+        if (b >= 312) fail_msg("%s: bit %u is outside the 312 usable bits", what, b);
+        if (used[b]) fail_msg("%s: bit %u is already used", what, b);
+        used[b] = 1;
+    }
+}
+
+static void test_slot_fields_disjoint_within_312_bits(void **state)
+{
+    (void)state;
+    uint8_t used[WT_BUNDLE_BITS] = {0};
+    for (int s = 0; s < WT_NSLOTS; s++) {
+        const wt_slot_layout *L = &wt_slot_layouts[s];
+        mark(used, L->op_lsb, L->op_width, L->name);
+        for (int k = 0; k < 4; k++)
+            if (L->opnd_lsb[k] >= 0) mark(used, (unsigned)L->opnd_lsb[k], 8, L->name);
+    }
+    /* The target and literal fields are private to target.c: find them by
+     * encoding an otherwise empty bundle with every bit of them set. */
+    wt_insn in;
+    memset(&in, 0, sizeof in);
+    in.target = 0xffff;
+    in.imm[0] = in.imm[1] = 0xffffffffu;
+    uint8_t b[WT_BUNDLE_BYTES];
+    wt_encode(&in, b);
+    unsigned count = 0;
+    for (unsigned bit = 0; bit < WT_BUNDLE_BITS; bit++)
+        if ((b[bit / 8] >> (bit % 8)) & 1) {
+            mark(used, bit, 1, "target/IMM");
+            count++;
+        }
+    assert_int_equal(count, 16 + 32 + 32);
+    /* The reserved byte must stay clear and be rejected when set. */
+    wt_insn out;
+    memset(b, 0, sizeof b);
+    assert_int_equal(wt_decode(b, &out), 0);
+    b[39] = 1;
+    assert_int_equal(wt_decode(b, &out), -1);
+}
+
+/* ---- Round trip ------------------------------------------------------------------- */
+
+static const uint8_t dests[] = {0, 1, 63, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76};
+static const uint8_t sources[] = {0, 5, 63, WT_OPND_CID, 65, 66, 67, 68, WT_OPND_IMM0, WT_OPND_IMM1};
+static const uint8_t counters[] = {1, 63, 0};
+static const uint16_t targets[] = {0, 1, 65535, 1234};
+/* Literal values chosen to exercise every printed form: plain floats, a denormal,
+ * negative zero, infinity and NaN (printed in hex), and integers of both signs. */
+static const uint32_t imm_values[] = {0x3fc00000u, 0xbb1374bcu, 0x00003039u, 0x80000000u, 0x7f800000u,
+                                      0x7fc00001u, 0xffffffffu, 0u, 0x00000063u, 0x4b189680u};
+
+/* Fills the operands of slot s with operation op, variant v. */
+static void fill_slot(wt_insn *in, int s, wt_op op, unsigned v)
+{
+    wt_slot *sl = &in->slot[s];
+    memset(sl, 0, sizeof *sl);
+    sl->op = (uint16_t)op;
+    unsigned i = 0;
+    for (const char *p = wt_ops[op].sig; *p; p++, i++) {
+        unsigned k = v + 3 * i;
+        switch (*p) {
+        case 'd': sl->opnd[0] = dests[k % sizeof dests]; break;
+        case 'K': sl->opnd[3] = counters[k % sizeof counters]; break;
+        case 't': in->target = targets[k % 4]; break;
+        case 'm':
+            sl->opnd[1] = sources[k % sizeof sources];
+            sl->opnd[2] = sources[(k + 7) % sizeof sources];
+            break;
+        default: sl->opnd[wt_sig_subfield(*p)] = sources[k % sizeof sources]; break;
+        }
+    }
+}
+
+/* The assembler fills literal fields in the order the text names them; make the
+ * bundle follow that order, with distinct values, so its text assembles back to
+ * the same bits. */
+static void canonicalise(wt_insn *in, unsigned v)
+{
+    /* The assembler also takes the first free slot of a class. */
+    for (int s = 0; s + 1 < WT_NSLOTS; s++)
+        if (in->slot[s].op == WT_OP_NONE && wt_slot_layouts[s + 1].uclass == wt_slot_layouts[s].uclass) {
+            in->slot[s] = in->slot[s + 1];
+            memset(&in->slot[s + 1], 0, sizeof in->slot[s + 1]);
+        }
+    int map[2] = {-1, -1}, next = 0;
+    for (int s = 0; s < WT_NSLOTS; s++) {
+        wt_slot *sl = &in->slot[s];
+        for (const char *p = wt_ops[sl->op].sig; *p; p++) {
+            int ks[2] = {wt_sig_subfield(*p), -1};
+            if (*p == 'm') ks[0] = 1, ks[1] = 2;
+            if (*p == 't' || *p == 'd' || *p == 'K') continue;
+            for (int j = 0; j < 2 && ks[j] >= 0; j++) {
+                uint8_t *o = &sl->opnd[ks[j]];
+                if (!wt_opnd_is_imm(*o)) continue;
+                int f = *o - WT_OPND_IMM0;
+                if (map[f] < 0) map[f] = next++;
+                *o = (uint8_t)(WT_OPND_IMM0 + map[f]);
+            }
+        }
+    }
+    in->imm[0] = next > 0 ? imm_values[v % 10] : 0;
+    in->imm[1] = next > 1 ? imm_values[(v + 3) % 10] : 0;
+}
+
+static void assert_insn_equal(const wt_insn *a, const wt_insn *b, const char *text)
+{
+    for (int s = 0; s < WT_NSLOTS; s++) {
+        if (a->slot[s].op != b->slot[s].op || memcmp(a->slot[s].opnd, b->slot[s].opnd, 4) != 0)
+            fail_msg("slot %s differs after decoding '%s'", wt_slot_layouts[s].name, text);
+    }
+    if (a->target != b->target || a->imm[0] != b->imm[0] || a->imm[1] != b->imm[1])
+        fail_msg("target/literals differ after decoding '%s'", text);
+}
+
+typedef struct corpus {
+    ws_buf text;            /* one formatted bundle a line */
+    ws_buf bytes;           /* their encodings */
+    char **lines;
+    size_t n;
+} corpus;
+
+static void add_insn(corpus *c, const wt_insn *in)
+{
+    uint8_t b[WT_BUNDLE_BYTES];
+    char line[512];
+    wt_encode(in, b);
+    wt_insn back;
+    int n = wt_format_insn(in, line, sizeof line, NULL, NULL);
+    assert_true(n > 0 && (size_t)n < sizeof line);
+    if (wt_decode(b, &back) != 0) fail_msg("'%s' does not decode", line);
+    assert_insn_equal(in, &back, line);
+    char again[512];
+    wt_format_insn(&back, again, sizeof again, NULL, NULL);
+    assert_string_equal(line, again);
+    ws_buf_printf(&c->text, "        %s\n", line);
+    ws_buf_append(&c->bytes, b, sizeof b);
+    c->lines = realloc(c->lines, (c->n + 1) * sizeof *c->lines);
+    c->lines[c->n++] = strdup(line);
+}
+
+static uint8_t *read_text_section(const char *path, size_t *size)
+{
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    elf_version(EV_CURRENT);
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    assert_non_null(e);
+    size_t shstrndx;
+    assert_int_equal(elf_getshdrstrndx(e, &shstrndx), 0);
+    uint8_t *out = NULL;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+        GElf_Shdr sh;
+        gelf_getshdr(scn, &sh);
+        if (strcmp(elf_strptr(e, shstrndx, sh.sh_name), ".text") != 0) continue;
+        Elf_Data *d = elf_rawdata(scn, NULL);
+        *size = d ? d->d_size : 0;
+        out = malloc(*size + 1);
+        if (*size) memcpy(out, d->d_buf, *size);
+    }
+    elf_end(e);
+    close(fd);
+    assert_non_null(out);
+    return out;
+}
+
+/* Assembles the corpus text and checks every bundle came back as encoded. */
+static void assemble_and_compare(corpus *c)
+{
+    char dir[] = "/tmp/test_target.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char obj[64];
+    snprintf(obj, sizeof obj, "%s/rt.o", dir);
+    ws_diag diag;
+    ws_diag_init(&diag, "roundtrip.s", c->text.data, c->text.len);
+    was_options opts = {.model = NULL};
+    int rc = was_assemble("roundtrip.s", c->text.data, c->text.len, &opts, obj, &diag);
+    assert_int_equal(rc, 0);
+    size_t size;
+    uint8_t *text = read_text_section(obj, &size);
+    assert_int_equal(size, c->bytes.len);
+    for (size_t i = 0; i < c->n; i++)
+        if (memcmp(text + i * WT_BUNDLE_BYTES, c->bytes.data + i * WT_BUNDLE_BYTES, WT_BUNDLE_BYTES) != 0)
+            fail_msg("'%s' assembles to different bytes", c->lines[i]);
+    free(text);
+    unlink(obj);
+    rmdir(dir);
+}
+
+static void corpus_free(corpus *c)
+{
+    for (size_t i = 0; i < c->n; i++) free(c->lines[i]);
+    free(c->lines);
+    ws_buf_free(&c->text);
+    ws_buf_free(&c->bytes);
+}
+
+/* Every operation in each slot of its class (in the second, beside a first that
+ * the assembler fills before it), with enough variants that each operand
+ * position sees every kind it may hold. */
+static void test_every_operation_round_trips(void **state)
+{
+    (void)state;
+    corpus c = {0};
+    size_t per_op[WT_NOPS] = {0};
+    for (int op = 1; op < WT_NOPS; op++) {
+        for (int s = 0; s < WT_NSLOTS; s++) {
+            if (wt_slot_layouts[s].uclass != wt_ops[op].uclass) continue;
+            for (unsigned v = 0; v < 2 * sizeof dests; v++) {
+                wt_insn in;
+                memset(&in, 0, sizeof in);
+                if (s > 0 && wt_slot_layouts[s - 1].uclass == wt_ops[op].uclass)
+                    fill_slot(&in, s - 1, (wt_op)op, v + 5);
+                fill_slot(&in, s, (wt_op)op, v);
+                canonicalise(&in, v);
+                add_insn(&c, &in);
+                per_op[op]++;
+            }
+        }
+    }
+    for (int op = 1; op < WT_NOPS; op++) assert_true(per_op[op] >= sizeof dests);
+    assemble_and_compare(&c);
+    corpus_free(&c);
+}
+
+/* Which operand kinds appeared in each position: the generator above must reach
+ * them all, or the round trip proves less than it claims. */
+static void test_generator_covers_every_operand_kind(void **state)
+{
+    (void)state;
+    for (int op = 1; op < WT_NOPS; op++) {
+        const char *sig = wt_ops[op].sig;
+        for (size_t i = 0; sig[i]; i++) {
+            int seen_imm0 = 0, seen_imm1 = 0, seen_gate = 0, seen_cid = 0, seen_feed = 0, seen_addr = 0, seen_reg = 0;
+            for (unsigned v = 0; v < 2 * sizeof dests; v++) {
+                wt_insn in;
+                memset(&in, 0, sizeof in);
+                fill_slot(&in, 0, (wt_op)op, v);
+                /* Before canonicalising: both literal codes must be generated. */
+                int k = sig[i] == 'm' ? 1 : wt_sig_subfield(sig[i]);
+                if (k < 0) continue;
+                unsigned o = in.slot[0].opnd[k];
+                seen_imm0 |= o == WT_OPND_IMM0;
+                seen_imm1 |= o == WT_OPND_IMM1;
+                seen_gate |= wt_opnd_is_gate(o);
+                seen_cid |= o == WT_OPND_CID;
+                seen_feed |= wt_opnd_is_feed(o);
+                seen_addr |= wt_opnd_is_addr(o);
+                seen_reg |= wt_opnd_is_reg(o);
+            }
+            if (sig[i] == 't') continue;
+            assert_true(seen_reg);
+            if (sig[i] == 'd') {
+                assert_true(seen_gate && seen_feed && seen_addr);
+            } else if (sig[i] != 'K') {
+                assert_true(seen_imm0 && seen_imm1 && seen_gate && seen_cid);
+            }
+        }
+    }
+}
+
+/* Full bundles: every slot busy at once, operations and operands drawn from a
+ * fixed pseudo-random sequence, literals shared between slots. */
+static void test_full_bundles_round_trip(void **state)
+{
+    (void)state;
+    corpus c = {0};
+    uint32_t seed = 12345;
+    for (int n = 0; n < 400; n++) {
+        wt_insn in;
+        memset(&in, 0, sizeof in);
+        for (int s = 0; s < WT_NSLOTS; s++) {
+            seed = seed * 1103515245u + 12345u;
+            if ((seed >> 16) % 5 == 0) continue;  /* leave some slots idle */
+            wt_op choices[WT_NOPS];
+            int nc = 0;
+            for (int op = 1; op < WT_NOPS; op++)
+                if (wt_ops[op].uclass == wt_slot_layouts[s].uclass) choices[nc++] = (wt_op)op;
+            seed = seed * 1103515245u + 12345u;
+            fill_slot(&in, s, choices[(seed >> 16) % (unsigned)nc], (seed >> 8) % 97);
+        }
+        canonicalise(&in, (unsigned)n);
+        add_insn(&c, &in);
+    }
+    assemble_and_compare(&c);
+    corpus_free(&c);
+}
+
+static void test_operand_names_parse_back(void **state)
+{
+    (void)state;
+    for (unsigned o = 0; o <= WT_OPND_LAST_NAMED; o++) {
+        const char *name = wt_opnd_name(o);
+        assert_non_null(name);
+        assert_int_equal(wt_opnd_parse(name, strlen(name)), (int)o);
+    }
+    assert_null(wt_opnd_name(WT_OPND_IMM0));
+    assert_int_equal(wt_opnd_parse("r64", 3), -1);
+    assert_int_equal(wt_opnd_parse("r05", 3), -1);
+    assert_int_equal(wt_opnd_parse("@zz", 3), -1);
+    assert_true(wt_opnd_valid_dst(WT_OPND_FEED) && !wt_opnd_valid_src(WT_OPND_FEED));
+    assert_true(wt_opnd_valid_src(WT_OPND_CID) && !wt_opnd_valid_dst(WT_OPND_CID));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_codes_unique_and_fit_their_field),
+        cmocka_unit_test(test_slot_fields_disjoint_within_312_bits),
+        cmocka_unit_test(test_operand_names_parse_back),
+        cmocka_unit_test(test_generator_covers_every_operand_kind),
+        cmocka_unit_test(test_every_operation_round_trips),
+        cmocka_unit_test(test_full_bundles_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,350 @@
+/* warp-cc: the compiler driver, as cc is one. It runs the stages in order and
+ * stops where asked:
+ *
+ *   .w2 --w2_compile--> LLVM module --wb_optimize--> --wb_emit_assembly--> .s
+ *   .s  --was_assemble--> .o
+ *   crt0.o + .o... --wld_link--> image
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <llvm-c/Core.h>
+
+#include "w2_frontend.h"
+#include "warp_assembler.h"
+#include "warp_backend.h"
+#include "warp_linker.h"
+#include "warp_support.h"
+#include "warp_target.h"
+
+#define MAX_SOURCE_BYTES (16u << 20)
+
+typedef enum { STOP_LINK, STOP_OBJECT, STOP_ASSEMBLY, STOP_LLVM } stop_stage;
+
+typedef struct driver {
+    const wt_model *model;
+    int opt_level;
+    int debug_info;
+    int werror;
+    int nostartfiles;
+    stop_stage stop;
+    const char *output;
+    const char **inputs;
+    int ninputs;
+    char **temps;          /* temporary objects, removed at exit */
+    int ntemps;
+} driver;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: warp-cc [options] FILE...\n"
+            "Compiles W2 cell programs (.w2), assembles (.s) and links (.o) into a cell image.\n"
+            "\n"
+            "  -mcpu=warp|iwarp  target machine model (default warp)\n"
+            "  -O0 -O1 -O2 -O3   optimisation level (default -O0, as cc)\n"
+            "  -g                emit source-level debug information\n"
+            "  -S                stop after compiling: write assembly (.s)\n"
+            "  -c                stop after assembling: write an object (.o)\n"
+            "  -emit-llvm        stop after LLVM optimisation: write LLVM IR (.ll)\n"
+            "  -o FILE           output file (default a.out, or the input's name with\n"
+            "                    .s, .o or .ll under -S, -c, -emit-llvm)\n"
+            "  -Werror           treat warnings as errors\n"
+            "  -nostartfiles     do not link crt0.o\n"
+            "  --help, --version\n");
+}
+
+static const char *extension(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(path, '.');
+    return dot && (!slash || dot > slash) ? dot : "";
+}
+
+/* "dir/poly.w2" with ".s" -> "poly.s" in the current directory, as cc -S does. */
+static char *replace_extension(const char *path, const char *ext)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    char *out = ws_xmalloc(stem + strlen(ext) + 1);
+    memcpy(out, base, stem);
+    strcpy(out + stem, ext);
+    return out;
+}
+
+static char *temp_object(driver *d)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    char *path = ws_xmalloc(strlen(dir) + 32);
+    sprintf(path, "%s/warp-cc-XXXXXX", dir);
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        ws_file_error(dir, "cannot create a temporary file: %s", strerror(errno));
+        free(path);
+        return NULL;
+    }
+    close(fd);
+    d->temps = ws_xrealloc(d->temps, sizeof *d->temps * (size_t)(d->ntemps + 1));
+    d->temps[d->ntemps++] = path;
+    return path;
+}
+
+static void remove_temps(driver *d)
+{
+    for (int i = 0; i < d->ntemps; i++) {
+        unlink(d->temps[i]);
+        free(d->temps[i]);
+    }
+    free(d->temps);
+    d->temps = NULL;
+    d->ntemps = 0;
+}
+
+static int write_text(const char *path, const char *text, size_t len)
+{
+    ws_output out;
+    FILE *f = ws_output_open(&out, path, 0);
+    if (!f) {
+        ws_file_error(path, "cannot write: %s", strerror(errno));
+        return -1;
+    }
+    if (fwrite(text, 1, len, f) != len) {
+        ws_output_abort(&out);
+        ws_file_error(path, "write error");
+        return -1;
+    }
+    if (ws_output_commit(&out) != 0) {
+        ws_file_error(path, "cannot write: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Compiles one .w2 file as far as the driver's stop stage asks; for an object, the
+ * object is written to obj_path. */
+static int compile_w2(driver *d, const char *path, const char *out_path)
+{
+    char err[512];
+    size_t len;
+    char *text = ws_read_file(path, &len, MAX_SOURCE_BYTES, err, sizeof err);
+    if (!text) {
+        ws_file_error(path, "%s", err);
+        return -1;
+    }
+    int rc = -1;
+    ws_diag diag;
+    ws_diag_init(&diag, path, text, len);
+    diag.werror = d->werror;
+    w2_options fopts = {.debug_info = d->debug_info, .werror = d->werror};
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = w2_compile(path, text, len, &fopts, ctx, &diag);
+    ws_buf asm_text = {0};
+    if (!m) goto done;
+    if (wb_optimize(m, d->opt_level, err, sizeof err) != 0) {
+        ws_file_error(path, "%s", err);
+        goto done;
+    }
+    if (d->stop == STOP_LLVM) {
+        char *ir = LLVMPrintModuleToString(m);
+        rc = write_text(out_path, ir, strlen(ir));
+        LLVMDisposeMessage(ir);
+        goto done;
+    }
+    wb_options bopts = {.model = d->model, .opt_level = d->opt_level, .debug_info = d->debug_info};
+    if (wb_emit_assembly(m, &bopts, &asm_text, err, sizeof err) != 0) {
+        ws_file_error(path, "%s", err);
+        goto done;
+    }
+    if (d->stop == STOP_ASSEMBLY) {
+        rc = write_text(out_path, asm_text.data, asm_text.len);
+        goto done;
+    }
+    /* The generated assembly is named after the source so that a (compiler bug)
+     * assembler diagnostic still says where it came from. */
+    char *asm_name = replace_extension(path, ".s");
+    ws_diag adiag;
+    ws_diag_init(&adiag, asm_name, asm_text.data, asm_text.len);
+    was_options aopts = {.model = d->model};
+    rc = was_assemble(asm_name, asm_text.data, asm_text.len, &aopts, out_path, &adiag);
+    free(asm_name);
+done:
+    ws_buf_free(&asm_text);
+    if (m) LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    free(text);
+    return rc;
+}
+
+static int assemble_s(driver *d, const char *path, const char *out_path)
+{
+    char err[512];
+    size_t len;
+    char *text = ws_read_file(path, &len, MAX_SOURCE_BYTES, err, sizeof err);
+    if (!text) {
+        ws_file_error(path, "%s", err);
+        return -1;
+    }
+    ws_diag diag;
+    ws_diag_init(&diag, path, text, len);
+    was_options opts = {.model = d->model};
+    int rc = was_assemble(path, text, len, &opts, out_path, &diag);
+    free(text);
+    return rc;
+}
+
+/* crt0.o lives in BINDIR/../lib/warp, beside the compiler, as gcc keeps crt1.o. */
+static char *find_crt0(void)
+{
+    const char *env = getenv("WARP_CRT0");
+    if (env && *env) return ws_xstrdup(env);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return NULL;
+    exe[n] = 0;
+    char *dir = dirname(exe);
+    char *path = ws_xmalloc(strlen(dir) + 32);
+    sprintf(path, "%s/../lib/warp/crt0.o", dir);
+    if (access(path, R_OK) != 0) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+static int run(driver *d)
+{
+    if (d->output && d->ninputs > 1 && d->stop != STOP_LINK) {
+        fprintf(stderr, "warp-cc: cannot specify -o with -c, -S or -emit-llvm with multiple files\n");
+        return 1;
+    }
+    const char **objects = ws_xcalloc((size_t)d->ninputs + 1, sizeof *objects);
+    int nobjects = 0, failed = 0;
+    char *crt0 = NULL;
+    if (d->stop == STOP_LINK && !d->nostartfiles) {
+        crt0 = find_crt0();
+        if (!crt0) {
+            fprintf(stderr, "warp-cc: cannot find crt0.o (looked in BINDIR/../lib/warp; set WARP_CRT0)\n");
+            free(objects);
+            return 1;
+        }
+        objects[nobjects++] = crt0;
+    }
+    for (int i = 0; i < d->ninputs && !failed; i++) {
+        const char *in = d->inputs[i];
+        const char *ext = extension(in);
+        int is_w2 = strcmp(ext, ".w2") == 0, is_s = strcmp(ext, ".s") == 0, is_o = strcmp(ext, ".o") == 0;
+        if (!is_w2 && !is_s && !is_o) {
+            ws_file_error(in, "unknown file type (expected .w2, .s or .o)");
+            failed = 1;
+            break;
+        }
+        if (is_o || (is_s && d->stop != STOP_LINK && d->stop != STOP_OBJECT)) {
+            if (d->stop != STOP_LINK) {
+                ws_file_error(in, "input unused: linking not done");
+                continue;
+            }
+            objects[nobjects++] = in;
+            continue;
+        }
+        if (is_s && d->stop == STOP_LINK) {
+            const char *obj = temp_object(d);
+            failed = !obj || assemble_s(d, in, obj) != 0;
+            objects[nobjects++] = obj;
+            continue;
+        }
+        static const char *const stop_ext[] = {".o", ".o", ".s", ".ll"};
+        char *named = NULL;
+        const char *out;
+        if (d->stop == STOP_LINK) {
+            out = temp_object(d);
+            if (!out) { failed = 1; break; }
+            objects[nobjects++] = out;
+        } else {
+            out = d->output ? d->output : (named = replace_extension(in, stop_ext[d->stop]));
+        }
+        failed = is_s ? assemble_s(d, in, out) != 0 : compile_w2(d, in, out) != 0;
+        free(named);
+    }
+    if (!failed && d->stop == STOP_LINK) {
+        wld_options lopts = {.entry = "_start"};
+        failed = wld_link(objects, (size_t)nobjects, d->output ? d->output : "a.out", &lopts) != 0;
+    }
+    free(crt0);
+    free(objects);
+    return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    ws_set_progname("warp-cc");
+    driver d = {.model = wt_model_get(WT_MODEL_WARP), .stop = STOP_LINK};
+    d.inputs = ws_xcalloc((size_t)argc, sizeof *d.inputs);
+    int stop_flags = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("warp-cc 0.1.0 (W2 for Warp and iWarp; LLVM %s)\n", "19");
+            return 0;
+        } else if (strncmp(a, "-mcpu=", 6) == 0) {
+            d.model = wt_model_by_name(a + 6);
+            if (!d.model) {
+                fprintf(stderr, "warp-cc: unknown -mcpu '%s' (expected warp or iwarp)\n", a + 6);
+                return 1;
+            }
+        } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && a[3] == 0) {
+            d.opt_level = a[2] - '0';
+        } else if (strcmp(a, "-O") == 0) {
+            d.opt_level = 1;
+        } else if (strcmp(a, "-g") == 0) {
+            d.debug_info = 1;
+        } else if (strcmp(a, "-S") == 0) {
+            d.stop = d.stop == STOP_LLVM ? STOP_LLVM : STOP_ASSEMBLY;
+            stop_flags++;
+        } else if (strcmp(a, "-c") == 0) {
+            d.stop = d.stop == STOP_LLVM ? STOP_LLVM : STOP_OBJECT;
+            stop_flags++;
+        } else if (strcmp(a, "-emit-llvm") == 0) {
+            d.stop = STOP_LLVM;
+        } else if (strcmp(a, "-Werror") == 0) {
+            d.werror = 1;
+        } else if (strcmp(a, "-nostartfiles") == 0) {
+            d.nostartfiles = 1;
+        } else if (strcmp(a, "-o") == 0) {
+            if (++i >= argc) {
+                fprintf(stderr, "warp-cc: missing file name after '-o'\n");
+                return 1;
+            }
+            d.output = argv[i];
+        } else if (strncmp(a, "-o", 2) == 0) {
+            d.output = a + 2;
+        } else if (a[0] == '-' && a[1] != 0) {
+            fprintf(stderr, "warp-cc: unknown option '%s' (see --help)\n", a);
+            return 1;
+        } else {
+            d.inputs[d.ninputs++] = a;
+        }
+    }
+    if (stop_flags > 1 && d.stop != STOP_LLVM) {
+        fprintf(stderr, "warp-cc: -S and -c cannot be used together\n");
+        return 1;
+    }
+    if (d.ninputs == 0) {
+        fprintf(stderr, "warp-cc: no input files (see --help)\n");
+        return 1;
+    }
+    int rc = run(&d);
+    remove_temps(&d);
+    free(d.inputs);
+    return rc;
+}

@@ -1,0 +1,266 @@
+/* warp-sim: runs a cell image on the simulated array, as a board would:
+ *
+ *   image --wrt_image_load--> wrt_sim_program --wsim_new--> wrt_host_read (each `in`)
+ *         --wsim_run--> wrt_host_write (each `out`) [--stats: wsim_print_stats]
+ *
+ * Exit status: 0 done, 1 usage or input error, 2 run-time fault, 3 deadlock,
+ * 4 cycle limit. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "warp_runtime.h"
+#include "warp_sim.h"
+#include "warp_support.h"
+
+#define DEFAULT_MAX_CYCLES 100000000ull
+
+typedef struct binding {
+    const char *name, *path;
+} binding;
+
+typedef struct options {
+    const char *image;
+    binding *ins, *outs;
+    int nins, nouts;
+    int stats;
+    uint64_t max_cycles;
+} options;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: warp-sim IMAGE [options]\n"
+            "Runs a cell image on the simulated Warp or iWarp array.\n"
+            "\n"
+            "  --in NAME=FILE     fill host array NAME from FILE (every `in` array needs one)\n"
+            "  --out NAME=FILE    write host array NAME to FILE (default: standard output)\n"
+            "  --stats            print the cycle count and per-cell figures on standard error\n"
+            "  --max-cycles N     stop after N cycles (default %llu; exit status 4)\n"
+            "  --help, --version\n",
+            DEFAULT_MAX_CYCLES);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "warp-sim: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nusage: warp-sim IMAGE [--in NAME=FILE]... [--out NAME=FILE]... [--stats] "
+                    "[--max-cycles N]\n");
+    return 1;
+}
+
+/* "--opt VALUE" or "--opt=VALUE": the value, or NULL if this argument is not opt. */
+static const char *option_value(int argc, char **argv, int *i, const char *opt, int *missing)
+{
+    size_t n = strlen(opt);
+    if (strncmp(argv[*i], opt, n) != 0) return NULL;
+    if (argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (argv[*i][n] != 0) return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int add_binding(binding **list, int *n, const char *arg, const char *opt)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1]) return usage_error("expected NAME=FILE after '%s'", opt);
+    binding *b = &(*list)[(*n)++];
+    b->name = ws_xstrndup(arg, (size_t)(eq - arg));
+    b->path = eq + 1;
+    for (int i = 0; i < *n - 1; i++)
+        if (strcmp((*list)[i].name, b->name) == 0) return usage_error("host array '%s' is bound twice", b->name);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    o->ins = ws_xcalloc((size_t)argc, sizeof *o->ins);
+    o->outs = ws_xcalloc((size_t)argc, sizeof *o->outs);
+    o->max_cycles = DEFAULT_MAX_CYCLES;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int missing = 0;
+        if (strcmp(a, "--help") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "--version") == 0) {
+            printf("warp-sim 0.1.0 (cycle-accurate Warp and iWarp array simulator)\n");
+            exit(0);
+        } else if (strcmp(a, "--stats") == 0) {
+            o->stats = 1;
+        } else if ((v = option_value(argc, argv, &i, "--in", &missing)) != NULL) {
+            if (add_binding(&o->ins, &o->nins, v, "--in")) return 1;
+        } else if ((v = option_value(argc, argv, &i, "--out", &missing)) != NULL) {
+            if (add_binding(&o->outs, &o->nouts, v, "--out")) return 1;
+        } else if ((v = option_value(argc, argv, &i, "--max-cycles", &missing)) != NULL) {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(v, &end, 10);
+            if (end == v || *end || errno || v[0] == '-' || n == 0)
+                return usage_error("--max-cycles wants a positive number, not '%s'", v);
+            o->max_cycles = n;
+        } else if (missing) {
+            return usage_error("missing value after '%s'", a);
+        } else if (a[0] == '-' && a[1] != 0) {
+            return usage_error("unknown option '%s'", a);
+        } else if (o->image) {
+            return usage_error("more than one image ('%s')", a);
+        } else {
+            o->image = a;
+        }
+    }
+    if (!o->image) return usage_error("%s", "no image given");
+    return 0;
+}
+
+/* Every binding names an array of the right direction; every `in` array has one. */
+static int check_bindings(const options *o, const wrt_image *img)
+{
+    for (int i = 0; i < o->nins + o->nouts; i++) {
+        int is_in = i < o->nins;
+        const binding *b = is_in ? &o->ins[i] : &o->outs[i - o->nins];
+        const wrt_host_array *a = wrt_host_find(img, b->name);
+        if (!a) {
+            fprintf(stderr, "warp-sim: %s: no host array '%s'\n", o->image, b->name);
+            return -1;
+        }
+        if (a->is_out == is_in) {
+            fprintf(stderr, "warp-sim: %s: host array '%s' is declared %s, not %s\n", o->image, b->name,
+                    a->is_out ? "out" : "in", is_in ? "in" : "out");
+            return -1;
+        }
+    }
+    for (size_t h = 0; h < img->nhost; h++) {
+        if (img->host[h].is_out) continue;
+        int found = 0;
+        for (int i = 0; i < o->nins && !found; i++) found = strcmp(o->ins[i].name, img->host[h].name) == 0;
+        if (!found) {
+            fprintf(stderr, "warp-sim: %s: no --in given for host array '%s'\n", o->image, img->host[h].name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The run's results: each --out file, then every other `out` array on stdout. */
+static int write_outputs(const options *o, const wrt_image *img, wsim *sim, ws_output *files)
+{
+    int failed = 0;
+    for (int i = 0; i < o->nouts; i++) {
+        if (wrt_host_write(img, sim, o->outs[i].name, files[i].f) != 0 || ws_output_commit(&files[i]) != 0) {
+            fprintf(stderr, "warp-sim: %s: %s\n", o->outs[i].path, strerror(errno));
+            ws_output_abort(&files[i]);
+            failed = 1;
+        }
+    }
+    int unbound = 0;
+    for (size_t h = 0; h < img->nhost; h++) {
+        if (!img->host[h].is_out) continue;
+        int bound = 0;
+        for (int i = 0; i < o->nouts; i++) bound |= strcmp(o->outs[i].name, img->host[h].name) == 0;
+        unbound += !bound;
+    }
+    for (size_t h = 0; h < img->nhost; h++) {
+        const wrt_host_array *a = &img->host[h];
+        int bound = 0;
+        for (int i = 0; i < o->nouts; i++) bound |= strcmp(o->outs[i].name, a->name) == 0;
+        if (!a->is_out || bound) continue;
+        if (unbound > 1) printf("%s:\n", a->name);
+        if (wrt_host_write(img, sim, a->name, stdout) != 0) failed = 1;
+    }
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "warp-sim: standard output: %s\n", strerror(errno));
+        failed = 1;
+    }
+    return failed;
+}
+
+static int run(const options *o)
+{
+    char err[512];
+    wrt_image *img = wrt_image_load(o->image, err, sizeof err);
+    if (!img) {
+        fprintf(stderr, "warp-sim: %s: %s\n", o->image, err);
+        return 1;
+    }
+    wsim_program prog;
+    wrt_sim_program(img, &prog);
+    wsim *sim = wsim_new(&prog, err, sizeof err);
+    if (!sim) {
+        fprintf(stderr, "warp-sim: %s: %s\n", o->image, err);
+        wrt_image_free(img);
+        return 1;
+    }
+    int rc = 0;
+    ws_output *files = ws_xcalloc((size_t)o->nouts + 1, sizeof *files);
+    int opened = 0;
+    if (check_bindings(o, img) != 0) rc = 1;
+    for (int i = 0; rc == 0 && i < o->nins; i++) {
+        if (wrt_host_read(img, sim, o->ins[i].name, o->ins[i].path, err, sizeof err) != 0) {
+            fprintf(stderr, "warp-sim: %s\n", err);
+            rc = 1;
+        }
+    }
+    /* Output files are opened before the run, so a bad path fails at once. */
+    for (; rc == 0 && opened < o->nouts; opened++) {
+        if (!ws_output_open(&files[opened], o->outs[opened].path, 0)) {
+            fprintf(stderr, "warp-sim: %s: %s\n", o->outs[opened].path, strerror(errno));
+            rc = 1;
+            break;
+        }
+    }
+
+    if (rc == 0) {
+        wsim_status st = wsim_run(sim, o->max_cycles);
+        unsigned long long cycles = (unsigned long long)wsim_cycles(sim);
+        switch (st) {
+        case WSIM_DONE:
+            rc = write_outputs(o, img, sim, files);
+            opened = 0;
+            break;
+        case WSIM_FAULT:
+            fprintf(stderr, "warp-sim: fault: %s\n", wsim_message(sim));
+            rc = 2;
+            break;
+        case WSIM_DEADLOCK: {
+            fprintf(stderr, "warp-sim: deadlock at cycle %llu:\n", cycles);
+            const char *m = wsim_message(sim);
+            while (*m) {
+                size_t n = strcspn(m, "\n");
+                fprintf(stderr, "  %.*s\n", (int)n, m);
+                m += n + (m[n] == '\n');
+            }
+            rc = 3;
+            break;
+        }
+        default:
+            fprintf(stderr, "warp-sim: %s: stopped at the cycle limit (%llu cycles)\n", o->image, cycles);
+            rc = 4;
+            break;
+        }
+        if (o->stats) wsim_print_stats(sim, stderr);
+    }
+    for (int i = 0; i < opened; i++) ws_output_abort(&files[i]);
+    free(files);
+    wsim_free(sim);
+    wrt_image_free(img);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    ws_set_progname("warp-sim");
+    options o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc == 0) rc = run(&o);
+    for (int i = 0; i < o.nins; i++) free((char *)o.ins[i].name);
+    for (int i = 0; i < o.nouts; i++) free((char *)o.outs[i].name);
+    free(o.ins);
+    free(o.outs);
+    return rc;
+}
