@@ -18,6 +18,14 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# Quiet when all goes well; the whole log when it does not.
+mkdir -p build
+log=build/setup.log
+echo "setup: building into build/ (log: $log)"
 # shellcheck disable=SC2086
-cmake -S . -B build ${WARP_CMAKE_FLAGS:-} >/dev/null
-cmake --build build -j"$(nproc)"
+if ! { cmake -S . -B build ${WARP_CMAKE_FLAGS:-} && cmake --build build -j"$(nproc)"; } >"$log" 2>&1; then
+    cat "$log"
+    echo "setup: the build failed (log above, also in $log)" >&2
+    exit 1
+fi
+echo "setup: done; the programs are in build/bin"

@@ -182,6 +182,12 @@ void ws_output_abort(ws_output *o)
     memset(o, 0, sizeof *o);
 }
 
+void ws_output_discard(const char *path)
+{
+    struct stat st;
+    if (path && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+}
+
 /* ---- Reading files ------------------------------------------------------------- */
 
 char *ws_read_file(const char *path, size_t *len, size_t max_bytes, char *err, size_t errlen)

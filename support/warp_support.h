@@ -60,6 +60,10 @@ FILE *ws_output_open(ws_output *o, const char *path, int binary);
 int ws_output_commit(ws_output *o);
 /* Closes and removes the temporary file. Safe to call twice or after commit. */
 void ws_output_abort(ws_output *o);
+/* After a failed run: removes the file the run would have written, as gcc and ld
+ * do, so that an output of an earlier run is not mistaken for this one's. Only
+ * regular files are removed ("-" and devices are left alone). */
+void ws_output_discard(const char *path);
 
 /* ---- Reading files ------------------------------------------------------------- */
 

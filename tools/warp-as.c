@@ -82,16 +82,19 @@ int main(int argc, char **argv)
 
     char err[512];
     size_t len;
+    char *named = output ? NULL : default_output(input);
     char *text = ws_read_file(input, &len, MAX_SOURCE_BYTES, err, sizeof err);
     if (!text) {
         ws_file_error(input, "%s", err);
+        ws_output_discard(output ? output : named);
+        free(named);
         return 1;
     }
-    char *named = output ? NULL : default_output(input);
     const char *path = strcmp(input, "-") == 0 ? "<stdin>" : input;
     ws_diag diag;
     ws_diag_init(&diag, path, text, len);
     int rc = was_assemble(path, text, len, &opts, output ? output : named, &diag);
+    if (rc != 0) ws_output_discard(output ? output : named);
     free(named);
     free(text);
     return rc == 0 ? 0 : 1;

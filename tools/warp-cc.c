@@ -271,12 +271,14 @@ static int run(driver *d)
             out = d->output ? d->output : (named = replace_extension(in, stop_ext[d->stop]));
         }
         failed = is_s ? assemble_s(d, in, out) != 0 : compile_w2(d, in, out) != 0;
+        if (failed) ws_output_discard(out);
         free(named);
     }
     if (!failed && d->stop == STOP_LINK) {
         wld_options lopts = {.entry = "_start"};
         failed = wld_link(objects, (size_t)nobjects, d->output ? d->output : "a.out", &lopts) != 0;
     }
+    if (failed && d->stop == STOP_LINK) ws_output_discard(d->output ? d->output : "a.out");
     free(crt0);
     free(objects);
     return failed ? 1 : 0;

@@ -58,6 +58,7 @@ int main(int argc, char **argv)
         goto out;
     }
     rc = wld_link(inputs, ninputs, output, &opts) == 0 ? 0 : 1;
+    if (rc != 0) ws_output_discard(output);
 out:
     free(inputs);
     return rc;

@@ -246,6 +246,9 @@ static int run(const options *o)
         if (o->stats) wsim_print_stats(sim, stderr);
     }
     for (int i = 0; i < opened; i++) ws_output_abort(&files[i]);
+    /* A failed run leaves no --out file, not even one from an earlier run. */
+    if (rc != 0)
+        for (int i = 0; i < o->nouts; i++) ws_output_discard(o->outs[i].path);
     free(files);
     wsim_free(sim);
     wrt_image_free(img);

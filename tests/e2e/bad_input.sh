@@ -61,5 +61,16 @@ expect 1 "nonnum\.data" - -- "$bindir/warp-sim" good.img --in data=nonnum.data -
 expect 1 "nodir/r\.txt" nodir/r.txt -- "$bindir/warp-sim" good.img --in data="$exdir/polynomial.data" --in coeffs="$exdir/polynomial.coeffs" --out results=nodir/r.txt
 expect 1 "usage|unknown option" - -- "$bindir/warp-sim" --bogus
 
+# A failed run removes the output an earlier run left, as gcc, as and ld do, so a
+# stale file cannot pass for this run's.
+for stale in stale.img stale.s stale.o; do echo old >"$stale"; done
+expect 1 'cut\.w2:[0-9]+:[0-9]+: error' stale.img -- "$bindir/warp-cc" -o stale.img cut.w2
+expect 1 'cut\.w2:[0-9]+:[0-9]+: error' stale.s -- "$bindir/warp-cc" -S -o stale.s cut.w2
+expect 1 'badop\.s:2:[0-9]+: error' stale.o -- "$bindir/warp-as" -o stale.o badop.s
+echo old >stale.img
+expect 1 'garbage\.o' stale.img -- "$bindir/warp-ld" -o stale.img garbage.o
+echo old >stale.txt
+expect 1 'short\.data' stale.txt -- "$bindir/warp-sim" good.img --in data=short.data --in coeffs="$exdir/polynomial.coeffs" --out results=stale.txt
+
 [ $fail -eq 0 ] && echo "PASS: every bad input exits 1 with a message naming the file, leaving no output"
 exit $fail
