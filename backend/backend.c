@@ -62,7 +62,7 @@ static int compile_function(wb_module *mod, LLVMValueRef fn, const wb_options *o
         }
     }
     if (rc == 0) {
-        wb_emit_function(f, opts, text);
+        wb_emit_function(f, text);
         wb_emit_frame(f, frames);
         for (int i = 0; i < f->norder; i++) *bundles += (uint32_t)f->blocks[f->order[i]]->len;
         *frame_bytes += f->frame_size;

@@ -312,7 +312,7 @@ static int cmp_slot(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
-void wb_emit_function(const wb_func *f, const wb_options *opts, ws_buf *out)
+void wb_emit_function(const wb_func *f, ws_buf *out)
 {
     labels L = {f, ws_xcalloc((size_t)f->nblocks, sizeof(char *))};
     int nlabels = 0, nbundles = 0;
@@ -341,10 +341,25 @@ void wb_emit_function(const wb_func *f, const wb_options *opts, ws_buf *out)
     ws_buf_printf(out, "%s:\n", f->name);
     ws_buf_printf(out, "        ; %s: %d blocks, %d bundles, frame %u bytes\n", f->name, f->norder, nbundles,
                   (unsigned)f->frame_size);
+    /* A block that a later block (in layout) goes back to heads a loop; its comment
+     * gives the bundles from it to the last block that goes back. */
+    int *pos = ws_xcalloc((size_t)f->nblocks, sizeof *pos);
+    for (int oi = 0; oi < f->norder; oi++) pos[f->order[oi]] = oi;
+    int *loop_end = ws_xcalloc((size_t)f->nblocks, sizeof *loop_end);
+    for (int oi = 0; oi < f->norder; oi++) {
+        int succ[2], n = wb_succs(f->blocks[f->order[oi]], succ);
+        for (int k = 0; k < n; k++)
+            if (pos[succ[k]] <= oi && oi + 1 > loop_end[succ[k]]) loop_end[succ[k]] = oi + 1;
+    }
     unsigned last_line = 0, last_col = 0;
     for (int oi = 0; oi < f->norder; oi++) {
         const wb_block *b = f->blocks[f->order[oi]];
         if (L.name[b->id]) ws_buf_printf(out, "%s:\n", L.name[b->id]);
+        if (loop_end[b->id]) {
+            int len = 0;
+            for (int oj = oi; oj < loop_end[b->id]; oj++) len += f->blocks[f->order[oj]]->len;
+            ws_buf_printf(out, "        ; loop: %d bundles an iteration\n", len);
+        }
         int n = b->nins + (b->term.op != WT_OP_NONE);
         slot_ref *refs = ws_xcalloc((size_t)n + 1, sizeof *refs);
         for (int c = 0; c < b->len; c++) {
@@ -353,8 +368,10 @@ void wb_emit_function(const wb_func *f, const wb_options *opts, ws_buf *out)
                 if (b->ins[i].cycle == c) refs[k++] = (slot_ref){&b->ins[i], i};
             if (b->term.op != WT_OP_NONE && b->term.cycle == c) refs[k++] = (slot_ref){&b->term, b->nins};
             qsort(refs, (size_t)k, sizeof *refs, cmp_slot);
-            if (opts->debug_info) {
-                /* The position of the earliest operation of the bundle that has one. */
+            /* Line records are emitted with or without -g: a run-time fault must name
+             * its source line (w2-language.md), and they cost no program memory.
+             * The position is the earliest operation of the bundle that has one. */
+            {
                 const wb_ins *first = NULL;
                 int first_order = 0;
                 for (int i = 0; i < k; i++)
@@ -380,4 +397,6 @@ void wb_emit_function(const wb_func *f, const wb_options *opts, ws_buf *out)
     }
     for (int i = 0; i < f->nblocks; i++) free(L.name[i]);
     free(L.name);
+    free(pos);
+    free(loop_end);
 }

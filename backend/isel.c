@@ -115,9 +115,10 @@ typedef struct addr {
 
 /* What an LLVM value became. */
 typedef struct vinfo {
-    wb_opnd v;          /* as one operand, if has_v */
+    wb_opnd v;          /* as one operand, if has_v (the low word of a wide value) */
+    wb_opnd hi;         /* a wide value's high word, if wide */
     addr p;             /* as an address pair, if has_pair */
-    uint8_t has_v, has_pair;
+    uint8_t has_v, has_pair, wide;
     uint8_t deferred;   /* a compare selected at its only user */
 } vinfo;
 
@@ -255,7 +256,7 @@ static int type_bits(LLVMTypeRef t)
 
 static int is_float(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMFloatTypeKind; }
 static int is_int(LLVMTypeRef t) { return LLVMGetTypeKind(t) == LLVMIntegerTypeKind && type_bits(t) > 0; }
-static uint32_t mask_of(int bits) { return bits >= 32 ? 0xffffffffu : (1u << bits) - 1; }
+static uint32_t mask_of(int bits) { return bits >= 32 ? 0xffffffffu : bits <= 0 ? 0 : (1u << bits) - 1; }
 
 /* ---- Values ------------------------------------------------------------------------- */
 
@@ -515,6 +516,8 @@ static int log2_exact(int64_t x)
     return -1;
 }
 
+static wb_opnd sext32(isel *S, wb_opnd x, int bits);
+
 /* idx * stride, computed once per machine block. */
 static int scaled_index(isel *S, LLVMValueRef idx, int64_t stride, wb_opnd *out)
 {
@@ -527,14 +530,7 @@ static int scaled_index(isel *S, LLVMValueRef idx, int64_t stride, wb_opnd *out)
     if (!is_int(t)) return unsupported_type(S, t);
     wb_opnd x;
     if (val(S, idx, &x) < 0) return -1;
-    int bits = type_bits(t);
-    if (bits < 32) {  /* GEP indices are signed */
-        if (bits == 1) x = op1(S, WT_OP_INEG, x);
-        else {
-            x = op2(S, WT_OP_SHL, x, wb_imm((uint32_t)(32 - bits), 0));
-            x = op2(S, WT_OP_SRA, x, wb_imm((uint32_t)(32 - bits), 0));
-        }
-    }
+    x = sext32(S, x, type_bits(t));   /* GEP indices are signed */
     int k = log2_exact(stride);
     if (k == 0) *out = x;
     else if (k > 0) *out = op2(S, WT_OP_SHL, x, wb_imm((uint32_t)k, 0));
@@ -1135,6 +1131,27 @@ static int sel_call(isel *S, LLVMValueRef in)
             set_val(S, in, op1(S, WT_OP_FABS, a));
             return 0;
         }
+        if (!strcmp(name, "llvm.copysign.f32")) {  /* a's magnitude, b's sign bit */
+            if (arg_val(S, in, 0, &a) < 0 || arg_val(S, in, 1, &b) < 0) return -1;
+            a = op2(S, WT_OP_AND, a, wb_imm(0x7fffffffu, 0));
+            b = op2(S, WT_OP_AND, b, wb_imm(0x80000000u, 0));
+            set_val(S, in, op2(S, WT_OP_OR, a, b));
+            return 0;
+        }
+        if (!strcmp(name, "llvm.fshl.i32") || !strcmp(name, "llvm.fshr.i32")) {
+            /* Funnel shifts (LLVM's rotates): the shift amount is taken mod 32, and
+             * an amount of 0 gives the first (fshl) or second (fshr) operand. */
+            wb_opnd c;
+            if (arg_val(S, in, 0, &a) < 0 || arg_val(S, in, 1, &b) < 0 || arg_val(S, in, 2, &c) < 0) return -1;
+            int left = name[8] == 'l';
+            c = op2(S, WT_OP_AND, c, wb_imm(31, 0));
+            wb_opnd rest = op2(S, WT_OP_ISUB, wb_imm(32, 0), c);
+            wb_opnd hi = op2(S, WT_OP_SHL, a, left ? c : rest), lo = op2(S, WT_OP_SHR, b, left ? rest : c);
+            wb_opnd d = wb_vreg(wb_new_vreg(S->f, 0));
+            emit(S, WT_OP_SEL, d, c, op2(S, WT_OP_OR, hi, lo), left ? a : b);
+            set_val(S, in, d);
+            return 0;
+        }
         if (!strcmp(name, "llvm.usub.sat.i32")) {  /* max(a, b) - b */
             if (arg_val(S, in, 0, &a) < 0 || arg_val(S, in, 1, &b) < 0) return -1;
             set_val(S, in, op2(S, WT_OP_ISUB, op2(S, WT_OP_IMAXU, a, b), b));
@@ -1294,12 +1311,228 @@ static int sel_select(isel *S, LLVMValueRef in)
     return 0;
 }
 
+/* ---- Wide integers ---------------------------------------------------------------------- *
+ *
+ * LLVM's closed forms of loop sums (scalar evolution) compute in i33..i64 before
+ * truncating back to i32. Such values are pairs of registers, low word and high
+ * word, the high word zero-extended from the type's width; the arithmetic of those
+ * closed forms is supported (extensions, truncation, add, sub, mul, bitwise
+ * operations, shifts by constants, compares, select), not their use in phis or
+ * memory. */
+
+static int wide_bits(LLVMTypeRef t)
+{
+    if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind) return 0;
+    unsigned w = LLVMGetIntTypeWidth(t);
+    return w > 32 && w <= 64 ? (int)w : 0;
+}
+
+static int wide_val(isel *S, LLVMValueRef v, wb_opnd *lo, wb_opnd *hi)
+{
+    int bits = wide_bits(LLVMTypeOf(v));
+    if (LLVMIsAConstantInt(v)) {
+        uint64_t x = LLVMConstIntGetZExtValue(v);
+        *lo = wb_imm((uint32_t)x, 0);
+        *hi = wb_imm((uint32_t)(x >> 32) & mask_of(bits - 32), 0);
+        return 0;
+    }
+    if (LLVMIsAUndefValue(v)) {
+        *lo = *hi = wb_reg(WT_OPND_R0);
+        return 0;
+    }
+    vinfo *vi = info(S, v, 0);
+    if (!vi || !vi->wide) return unsupported_type(S, LLVMTypeOf(v));
+    *lo = vi->v;
+    *hi = vi->hi;
+    return 0;
+}
+
+static void set_wide(isel *S, LLVMValueRef v, wb_opnd lo, wb_opnd hi)
+{
+    vinfo *vi = info(S, v, 1);
+    vi->v = lo;
+    vi->hi = hi;
+    vi->has_v = 1;
+    vi->wide = 1;
+}
+
+/* The high 32 bits, unsigned, of a 32 x 32 product, from 16-bit halves. */
+static wb_opnd mul_high(isel *S, wb_opnd x, wb_opnd y)
+{
+    wb_opnd m16 = wb_imm(0xffff, 0), s16 = wb_imm(16, 0);
+    wb_opnd x0 = op2(S, WT_OP_AND, x, m16), x1 = op2(S, WT_OP_SHR, x, s16);
+    wb_opnd y0 = op2(S, WT_OP_AND, y, m16), y1 = op2(S, WT_OP_SHR, y, s16);
+    wb_opnd p00 = op2(S, WT_OP_IMUL, x0, y0), p01 = op2(S, WT_OP_IMUL, x0, y1);
+    wb_opnd p10 = op2(S, WT_OP_IMUL, x1, y0), p11 = op2(S, WT_OP_IMUL, x1, y1);
+    wb_opnd mid = op2(S, WT_OP_SHR, p00, s16);
+    mid = op2(S, WT_OP_IADD, mid, op2(S, WT_OP_AND, p01, m16));
+    mid = op2(S, WT_OP_IADD, mid, op2(S, WT_OP_AND, p10, m16));
+    wb_opnd h = op2(S, WT_OP_IADD, p11, op2(S, WT_OP_SHR, p01, s16));
+    h = op2(S, WT_OP_IADD, h, op2(S, WT_OP_SHR, p10, s16));
+    return op2(S, WT_OP_IADD, h, op2(S, WT_OP_SHR, mid, s16));
+}
+
+/* lt (or le) of two wide values: on the high words, then the low words unsigned. */
+static wb_opnd wide_less(isel *S, wb_opnd al, wb_opnd ah, wb_opnd bl, wb_opnd bh, int sgn, int or_equal)
+{
+    wb_opnd hl = op2(S, sgn ? WT_OP_ILT : WT_OP_ILTU, ah, bh);
+    wb_opnd he = op2(S, WT_OP_IEQ, ah, bh);
+    wb_opnd ll = op2(S, or_equal ? WT_OP_ILEU : WT_OP_ILTU, al, bl);
+    return op2(S, WT_OP_OR, hl, op2(S, WT_OP_AND, he, ll));
+}
+
+static int sel_wide(isel *S, LLVMValueRef in, LLVMOpcode opc)
+{
+    LLVMTypeRef rt = LLVMTypeOf(in);
+    int rb = wide_bits(rt);
+    wb_opnd al, ah, bl, bh, lo, hi;
+    uint32_t hmask = mask_of(rb - 32);
+    switch (opc) {
+    case LLVMZExt: case LLVMSExt: {
+        LLVMValueRef src = LLVMGetOperand(in, 0);
+        int sb = type_bits(LLVMTypeOf(src)), swb = wide_bits(LLVMTypeOf(src));
+        if (!rb || (!sb && !swb)) return unsupported_type(S, sb || swb ? rt : LLVMTypeOf(src));
+        if (sb) {
+            if (val(S, src, &al) < 0) return -1;
+            ah = wb_reg(WT_OPND_R0);
+            if (opc == LLVMSExt) {
+                al = sext32(S, al, sb);
+                ah = op2(S, WT_OP_SRA, al, wb_imm(31, 0));
+            }
+        } else {
+            if (wide_val(S, src, &al, &ah) < 0) return -1;
+            if (opc == LLVMSExt) ah = sext32(S, ah, swb - 32);
+        }
+        set_wide(S, in, al, rb < 64 && !is_r0(ah) ? op2(S, WT_OP_AND, ah, wb_imm(hmask, 0)) : ah);
+        return 0;
+    }
+    case LLVMTrunc: {
+        if (wide_val(S, LLVMGetOperand(in, 0), &al, &ah) < 0) return -1;
+        int tb = type_bits(rt);
+        if (tb) set_val(S, in, norm(S, al, tb));
+        else if (rb) set_wide(S, in, al, op2(S, WT_OP_AND, ah, wb_imm(hmask, 0)));
+        else return unsupported_type(S, rt);
+        return 0;
+    }
+    case LLVMFreeze:
+        if (wide_val(S, LLVMGetOperand(in, 0), &al, &ah) < 0) return -1;
+        set_wide(S, in, al, ah);
+        return 0;
+    case LLVMAdd: case LLVMSub: case LLVMMul: case LLVMAnd: case LLVMOr: case LLVMXor:
+        if (wide_val(S, LLVMGetOperand(in, 0), &al, &ah) < 0 || wide_val(S, LLVMGetOperand(in, 1), &bl, &bh) < 0)
+            return -1;
+        switch (opc) {
+        case LLVMAdd:
+            lo = op2(S, WT_OP_IADD, al, bl);
+            hi = op2(S, WT_OP_IADD, op2(S, WT_OP_IADD, ah, bh), op2(S, WT_OP_ILTU, lo, al));
+            break;
+        case LLVMSub:
+            lo = op2(S, WT_OP_ISUB, al, bl);
+            hi = op2(S, WT_OP_ISUB, op2(S, WT_OP_ISUB, ah, bh), op2(S, WT_OP_ILTU, al, bl));
+            break;
+        case LLVMMul:
+            lo = op2(S, WT_OP_IMUL, al, bl);
+            hi = op2(S, WT_OP_IADD, mul_high(S, al, bl),
+                     op2(S, WT_OP_IADD, op2(S, WT_OP_IMUL, al, bh), op2(S, WT_OP_IMUL, ah, bl)));
+            break;
+        default: {
+            int op = opc == LLVMAnd ? WT_OP_AND : opc == LLVMOr ? WT_OP_OR : WT_OP_XOR;
+            set_wide(S, in, op2(S, op, al, bl), op2(S, op, ah, bh));
+            return 0;
+        }
+        }
+        set_wide(S, in, lo, rb < 64 ? op2(S, WT_OP_AND, hi, wb_imm(hmask, 0)) : hi);
+        return 0;
+    case LLVMShl: case LLVMLShr: case LLVMAShr: {
+        LLVMValueRef amount = LLVMGetOperand(in, 1);
+        if (!LLVMIsAConstantInt(amount)) return fail(S, "a shift of a %d-bit value by a variable amount", rb);
+        unsigned c = (unsigned)LLVMConstIntGetZExtValue(amount);
+        if (c >= (unsigned)rb) return fail(S, "a shift by %u of a %d-bit value", c, rb);
+        if (wide_val(S, LLVMGetOperand(in, 0), &al, &ah) < 0) return -1;
+        if (opc == LLVMAShr) ah = sext32(S, ah, rb - 32);
+        if (c == 0) {
+            lo = al;
+            hi = ah;
+        } else if (opc == LLVMShl) {
+            if (c < 32) {
+                hi = op2(S, WT_OP_OR, op2(S, WT_OP_SHL, ah, wb_imm(c, 0)), op2(S, WT_OP_SHR, al, wb_imm(32 - c, 0)));
+                lo = op2(S, WT_OP_SHL, al, wb_imm(c, 0));
+            } else {
+                hi = op2(S, WT_OP_SHL, al, wb_imm(c - 32, 0));
+                lo = wb_reg(WT_OPND_R0);
+            }
+        } else {
+            int sh = opc == LLVMAShr ? WT_OP_SRA : WT_OP_SHR;
+            if (c < 32) {
+                lo = op2(S, WT_OP_OR, op2(S, WT_OP_SHR, al, wb_imm(c, 0)), op2(S, WT_OP_SHL, ah, wb_imm(32 - c, 0)));
+                hi = op2(S, sh, ah, wb_imm(c, 0));
+            } else {
+                lo = op2(S, sh, ah, wb_imm(c - 32, 0));
+                hi = opc == LLVMAShr ? op2(S, WT_OP_SRA, ah, wb_imm(31, 0)) : wb_reg(WT_OPND_R0);
+            }
+        }
+        set_wide(S, in, lo, rb < 64 && !is_r0(hi) ? op2(S, WT_OP_AND, hi, wb_imm(hmask, 0)) : hi);
+        return 0;
+    }
+    case LLVMICmp: {
+        int ob = wide_bits(LLVMTypeOf(LLVMGetOperand(in, 0)));
+        if (wide_val(S, LLVMGetOperand(in, 0), &al, &ah) < 0 || wide_val(S, LLVMGetOperand(in, 1), &bl, &bh) < 0)
+            return -1;
+        LLVMIntPredicate p = LLVMGetICmpPredicate(in);
+        int sgn = p == LLVMIntSGT || p == LLVMIntSGE || p == LLVMIntSLT || p == LLVMIntSLE;
+        if (sgn) {
+            ah = sext32(S, ah, ob - 32);
+            bh = sext32(S, bh, ob - 32);
+        }
+        wb_opnd r;
+        switch (p) {
+        case LLVMIntEQ: r = op2(S, WT_OP_AND, op2(S, WT_OP_IEQ, al, bl), op2(S, WT_OP_IEQ, ah, bh)); break;
+        case LLVMIntNE: r = op2(S, WT_OP_OR, op2(S, WT_OP_INE, al, bl), op2(S, WT_OP_INE, ah, bh)); break;
+        case LLVMIntSLT: case LLVMIntULT: r = wide_less(S, al, ah, bl, bh, sgn, 0); break;
+        case LLVMIntSLE: case LLVMIntULE: r = wide_less(S, al, ah, bl, bh, sgn, 1); break;
+        case LLVMIntSGT: case LLVMIntUGT: r = wide_less(S, bl, bh, al, ah, sgn, 0); break;
+        default: r = wide_less(S, bl, bh, al, ah, sgn, 1); break;
+        }
+        set_val(S, in, r);
+        return 0;
+    }
+    case LLVMSelect: {
+        wb_opnd c;
+        int inv;
+        if (cond_val(S, LLVMGetOperand(in, 0), &c, &inv) < 0) return -1;
+        if (wide_val(S, LLVMGetOperand(in, 1 + inv), &al, &ah) < 0 ||
+            wide_val(S, LLVMGetOperand(in, 2 - inv), &bl, &bh) < 0)
+            return -1;
+        lo = wb_vreg(wb_new_vreg(S->f, 0));
+        hi = wb_vreg(wb_new_vreg(S->f, 0));
+        emit(S, WT_OP_SEL, lo, c, al, bl);
+        emit(S, WT_OP_SEL, hi, c, ah, bh);
+        set_wide(S, in, lo, hi);
+        return 0;
+    }
+    default:
+        return unsupported_type(S, rb ? rt : LLVMTypeOf(LLVMGetOperand(in, 0)));
+    }
+}
+
+/* Does the instruction make or take an i33..i64 value? */
+static int involves_wide(LLVMValueRef in)
+{
+    if (wide_bits(LLVMTypeOf(in))) return 1;
+    if (LLVMIsACallInst(in)) return 0;
+    int n = LLVMGetNumOperands(in);
+    for (int i = 0; i < n && i < 3; i++)
+        if (wide_bits(LLVMTypeOf(LLVMGetOperand(in, (unsigned)i)))) return 1;
+    return 0;
+}
+
 static int sel_inst(isel *S, LLVMValueRef in, LLVMBasicBlockRef bb)
 {
     LLVMOpcode opc = LLVMGetInstructionOpcode(in);
     S->inst = in;
     S->line = LLVMGetDebugLocLine(in);
     S->col = LLVMGetDebugLocColumn(in);
+    if (opc != LLVMPHI && opc != LLVMBr && opc != LLVMSwitch && involves_wide(in)) return sel_wide(S, in, opc);
     switch (opc) {
     case LLVMRet:
         if (LLVMGetNumOperands(in) != 0) return fail(S, "functions returning a value are not supported");

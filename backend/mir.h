@@ -177,10 +177,11 @@ void wb_fold_gates(wb_func *f);                              /* gates.c */
 void wb_layout(wb_func *f);                                  /* layout.c */
 void wb_coalesce(wb_func *f);                                /* coalesce.c */
 void wb_spill_calls(wb_func *f);                             /* spill.c */
-void wb_spill_vregs(wb_func *f, const uint8_t *spill);       /* spill.c */
+void wb_spill_vregs(wb_func *f, const uint8_t *which);       /* spill.c */
 /* limit: live values the scheduler tries to stay under (a register count). */
 void wb_schedule(wb_func *f, int limit);                     /* sched.c */
-/* 0: allocated; 1: spill code was added, schedule again; -1: gave up. */
+/* 0: allocated; 1: spill code was added, schedule again; -1: nothing left to
+ * spill (the driver then schedules with fewer live values). */
 int wb_regalloc(wb_func *f);                                 /* regalloc.c */
 
 /* emit.c */
@@ -188,6 +189,6 @@ int wb_emit_module_header(wb_module *mod, const wb_options *opts, ws_buf *out);
 /* .bss (globals, then the frames' text), then .data. */
 int wb_emit_globals(wb_module *mod, ws_buf *out, const ws_buf *frames);
 void wb_emit_frame(const wb_func *f, ws_buf *out);
-void wb_emit_function(const wb_func *f, const wb_options *opts, ws_buf *out);
+void wb_emit_function(const wb_func *f, ws_buf *out);
 
 #endif

@@ -7,6 +7,24 @@
 #include <llvm-c/Error.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <stdio.h>
+#include <string.h>
+
+/* A communication call names its queue with a constant, which selects the gate.
+ * SimplifyCFG would merge `send(2, a)` and `send(3, b)` of the two arms of an if
+ * into one call with a phi for the queue; `nomerge` keeps the calls apart. */
+static void keep_queues_constant(LLVMModuleRef m)
+{
+    static const char *const prefixes[] = {"w2.recv.", "w2.send.", "w2.host.feed.", "w2.host.dest"};
+    unsigned kind = LLVMGetEnumAttributeKindForName("nomerge", 7);
+    LLVMAttributeRef nomerge = LLVMCreateEnumAttribute(LLVMGetModuleContext(m), kind, 0);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t n;
+        const char *name = LLVMGetValueName2(fn, &n);
+        for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+            if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+                LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, nomerge);
+    }
+}
 
 int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen)
 {
@@ -22,6 +40,7 @@ int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen)
         return -1;
     }
     if (opt_level == 0) return 0;
+    keep_queues_constant(m);
     char pipeline[32];
     snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();

@@ -15,9 +15,10 @@
  *     completes with it, so that no write lands in the next block's time.
  * Resources per bundle: the unit classes' slots (wt_class_slots), at most two
  * distinct literals (IMM0, IMM1), one branch (the BR class has one slot); a
- * non-pipelined operation (issue interval > 1) keeps its class busy. The assembler
- * picks the slot within a class, so the whole class waits: whichever slot the
- * divide lands in stays free of new work.
+ * non-pipelined operation (issue interval > 1) keeps its class busy; on iWarp, no
+ * more gate operations than the model's gate_ops_per_clock. The assembler
+ * picks the slot within a class, so after the divide's bundle the whole class
+ * waits: whichever slot the divide landed in stays free of new work.
  * Priority: longest latency path to the block's end, then program order; but when
  * the values live at once reach the limit, operations that do not add one go first
  * (the allocator works on this schedule, so it cannot undo a crowded one). */
@@ -95,12 +96,31 @@ typedef struct bundle_state {
     int used[WT_NUCLASSES];
     wb_opnd lits[2];
     int nlits;
-    int busy_until[WT_NUCLASSES];
+    int busy_from[WT_NUCLASSES], busy_until[WT_NUCLASSES];   /* a divide's unit, [from, until) */
+    unsigned gate_reads;  /* queues read in the bundle */
+    int gate_writes;      /* gates written in the bundle */
 } bundle_state;
 
-/* Can `in` join the bundle at cycle t? Sets *mop to the machine op it would be. */
-static int fits(const wb_func *f, const bundle_state *st, const wb_ins *in, int t, int *mop)
+/* Gate operations of a bundle: each queue read once, each gate written. */
+static int gate_ops(unsigned reads, int writes)
 {
+    int n = writes;
+    for (; reads; reads &= reads - 1) n++;
+    return n;
+}
+
+/* Can the node's operation join the bundle at cycle t? Sets *mop to the machine op
+ * it would be. */
+static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, int *mop)
+{
+    const wb_ins *in = n->in;
+    /* iWarp: a bundle with more gate operations than a clock handles takes two
+     * clocks; better to spread them, unless one operation alone has more. */
+    unsigned per_clock = f->model->gate_ops_per_clock;
+    int before = gate_ops(st->gate_reads, st->gate_writes);
+    if (per_clock && before > 0 &&
+        gate_ops(st->gate_reads | n->reads, st->gate_writes + (n->wgate >= 0)) > (int)per_clock)
+        return 0;
     int extra = 0;
     wb_opnd seen[3];
     for (int k = 0; k < wb_nsrc(in->op); k++) {
@@ -122,12 +142,12 @@ static int fits(const wb_func *f, const bundle_state *st, const wb_ins *in, int 
     }
     for (int c = 0; c < nc; c++) {
         wt_unit_class uc = wt_ops[choices[c]].uclass;
-        if (st->used[uc] < (int)wt_class_slots(uc) && st->busy_until[uc] <= t) {
+        int busy = st->busy_from[uc] < t && t < st->busy_until[uc];
+        if (st->used[uc] < (int)wt_class_slots(uc) && !busy) {
             *mop = choices[c];
             return 1;
         }
     }
-    (void)f;
     return 0;
 }
 
@@ -135,6 +155,8 @@ static void place(const wb_func *f, bundle_state *st, node *n, int t, int mop)
 {
     wt_unit_class uc = wt_ops[mop].uclass;
     st->used[uc]++;
+    st->gate_reads |= n->reads;
+    st->gate_writes += n->wgate >= 0;
     for (int k = 0; k < wb_nsrc(n->in->op); k++) {
         wb_opnd s = n->in->s[k];
         if (!wb_is_lit(s)) continue;
@@ -143,7 +165,10 @@ static void place(const wb_func *f, bundle_state *st, node *n, int t, int mop)
         if (!known) st->lits[st->nlits++] = s;
     }
     int ivl = wt_ops[mop].interval[f->model->id];
-    if (ivl > 1) st->busy_until[uc] = t + ivl;
+    if (ivl > 1) {
+        st->busy_from[uc] = t;
+        st->busy_until[uc] = t + ivl;
+    }
     n->in->cycle = t;
     n->in->mop = (uint16_t)mop;
     n->done = 1;
@@ -287,6 +312,8 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
     for (int t = 0; left > 0; t++) {
         memset(st.used, 0, sizeof st.used);
         st.nlits = 0;
+        st.gate_reads = 0;
+        st.gate_writes = 0;
         for (;;) {
             /* The best operation that fits, and the best that also keeps the live
              * values under the limit. Over the limit, an operation that adds a live
@@ -299,7 +326,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
                 int delta = pressure_delta(pr, x->in);
                 int over = delta > 0 && pr->count + delta > pr->limit;
                 if (!over) waiting = 1;
-                if (x->ready > t || !fits(f, &st, x->in, t, &mop)) continue;
+                if (x->ready > t || !fits(f, &st, x, t, &mop)) continue;
                 if (best < 0 || x->height > nodes[best].height) {
                     best = i;
                     best_mop = mop;

@@ -128,17 +128,22 @@ static int write_text(const char *path, const char *text, size_t len)
     return 0;
 }
 
-/* Compiles one .w2 file as far as the driver's stop stage asks; for an object, the
- * object is written to obj_path. */
+/* A source file's text, or NULL after saying why it cannot be read. */
+static char *read_source(const char *path, size_t *len)
+{
+    char err[512];
+    char *text = ws_read_file(path, len, MAX_SOURCE_BYTES, err, sizeof err);
+    if (!text) ws_file_error(path, "%s", err);
+    return text;
+}
+
+/* Compiles one .w2 file as far as the driver's stop stage asks, writing out_path. */
 static int compile_w2(driver *d, const char *path, const char *out_path)
 {
     char err[512];
     size_t len;
-    char *text = ws_read_file(path, &len, MAX_SOURCE_BYTES, err, sizeof err);
-    if (!text) {
-        ws_file_error(path, "%s", err);
-        return -1;
-    }
+    char *text = read_source(path, &len);
+    if (!text) return -1;
     int rc = -1;
     ws_diag diag;
     ws_diag_init(&diag, path, text, len);
@@ -185,13 +190,9 @@ done:
 
 static int assemble_s(driver *d, const char *path, const char *out_path)
 {
-    char err[512];
     size_t len;
-    char *text = ws_read_file(path, &len, MAX_SOURCE_BYTES, err, sizeof err);
-    if (!text) {
-        ws_file_error(path, "%s", err);
-        return -1;
-    }
+    char *text = read_source(path, &len);
+    if (!text) return -1;
     ws_diag diag;
     ws_diag_init(&diag, path, text, len);
     was_options opts = {.model = d->model};
