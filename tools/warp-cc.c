@@ -285,11 +285,9 @@ static int run(driver *d)
     return failed ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* Parses the command line into d; returns -1 to go on, or the exit status. */
+static int parse_args(driver *d, int argc, char **argv)
 {
-    ws_set_progname("warp-cc");
-    driver d = {.model = wt_model_get(WT_MODEL_WARP), .stop = STOP_LINK};
-    d.inputs = ws_xcalloc((size_t)argc, sizeof *d.inputs);
     int stop_flags = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -297,56 +295,65 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (strcmp(a, "--version") == 0) {
-            printf("warp-cc 0.1.0 (W2 for Warp and iWarp; LLVM %s)\n", "19");
+            printf("warp-cc 0.1.0 (W2 for Warp and iWarp; LLVM 19)\n");
             return 0;
         } else if (strncmp(a, "-mcpu=", 6) == 0) {
-            d.model = wt_model_by_name(a + 6);
-            if (!d.model) {
+            d->model = wt_model_by_name(a + 6);
+            if (!d->model) {
                 fprintf(stderr, "warp-cc: unknown -mcpu '%s' (expected warp or iwarp)\n", a + 6);
                 return 1;
             }
         } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && a[3] == 0) {
-            d.opt_level = a[2] - '0';
+            d->opt_level = a[2] - '0';
         } else if (strcmp(a, "-O") == 0) {
-            d.opt_level = 1;
+            d->opt_level = 1;
         } else if (strcmp(a, "-g") == 0) {
-            d.debug_info = 1;
+            d->debug_info = 1;
         } else if (strcmp(a, "-S") == 0) {
-            d.stop = d.stop == STOP_LLVM ? STOP_LLVM : STOP_ASSEMBLY;
+            d->stop = d->stop == STOP_LLVM ? STOP_LLVM : STOP_ASSEMBLY;
             stop_flags++;
         } else if (strcmp(a, "-c") == 0) {
-            d.stop = d.stop == STOP_LLVM ? STOP_LLVM : STOP_OBJECT;
+            d->stop = d->stop == STOP_LLVM ? STOP_LLVM : STOP_OBJECT;
             stop_flags++;
         } else if (strcmp(a, "-emit-llvm") == 0) {
-            d.stop = STOP_LLVM;
+            d->stop = STOP_LLVM;
         } else if (strcmp(a, "-Werror") == 0) {
-            d.werror = 1;
+            d->werror = 1;
         } else if (strcmp(a, "-nostartfiles") == 0) {
-            d.nostartfiles = 1;
+            d->nostartfiles = 1;
         } else if (strcmp(a, "-o") == 0) {
             if (++i >= argc) {
                 fprintf(stderr, "warp-cc: missing file name after '-o'\n");
                 return 1;
             }
-            d.output = argv[i];
+            d->output = argv[i];
         } else if (strncmp(a, "-o", 2) == 0) {
-            d.output = a + 2;
+            d->output = a + 2;
         } else if (a[0] == '-' && a[1] != 0) {
             fprintf(stderr, "warp-cc: unknown option '%s' (see --help)\n", a);
             return 1;
         } else {
-            d.inputs[d.ninputs++] = a;
+            d->inputs[d->ninputs++] = a;
         }
     }
-    if (stop_flags > 1 && d.stop != STOP_LLVM) {
+    if (stop_flags > 1 && d->stop != STOP_LLVM) {
         fprintf(stderr, "warp-cc: -S and -c cannot be used together\n");
         return 1;
     }
-    if (d.ninputs == 0) {
+    if (d->ninputs == 0) {
         fprintf(stderr, "warp-cc: no input files (see --help)\n");
         return 1;
     }
-    int rc = run(&d);
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    ws_set_progname("warp-cc");
+    driver d = {.model = wt_model_get(WT_MODEL_WARP), .stop = STOP_LINK};
+    d.inputs = ws_xcalloc((size_t)argc, sizeof *d.inputs);
+    int rc = parse_args(&d, argc, argv);
+    if (rc < 0) rc = run(&d);
     remove_temps(&d);
     free(d.inputs);
     return rc;

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Prints the benchmark table: for each program, both models at -O2, the simulated
+cycles, the compile time (median wall seconds of warp-cc over RUNS runs) and the
+simulator's speed (median of RUNS measurements of simulated cell-clocks per CPU
+second, each over several in-process runs). Medians, because these machines are
+noisy.
+
+    bench/run.py [--build build] [--runs 5]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGRAMS = [
+    ("polynomial", os.path.join(ROOT, "examples"), 200),
+    ("fir", os.path.join(ROOT, "examples"), 200),
+    ("matvec", os.path.join(ROOT, "examples"), 400),
+    ("stream64", os.path.join(ROOT, "bench"), 1),
+]
+
+
+def host_inputs(directory, name):
+    ins = []
+    for f in sorted(os.listdir(directory)):
+        stem, _, ext = f.partition(".")
+        if stem == name and ext not in ("w2", "expected"):
+            ins += ["--in", "%s=%s" % (ext, os.path.join(directory, f))]
+    return ins
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    bindir = os.path.join(args.build, "bin")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, directory, repeat in PROGRAMS:
+            src = os.path.join(directory, name + ".w2")
+            for cpu in ("warp", "iwarp"):
+                img = os.path.join(tmp, "%s.%s.img" % (name, cpu))
+                compile_times = []
+                for _ in range(args.runs):
+                    t0 = time.perf_counter()
+                    subprocess.run([os.path.join(bindir, "warp-cc"), "-O2", "-mcpu=" + cpu, "-o", img, src],
+                                   check=True)
+                    compile_times.append(time.perf_counter() - t0)
+                speeds, cycles, cells = [], 0, 0
+                for _ in range(args.runs):
+                    out = subprocess.run([os.path.join(bindir, "bench-simspeed"), img, "--repeat", str(repeat)]
+                                         + host_inputs(directory, name),
+                                         check=True, capture_output=True, text=True).stdout.split()
+                    fields = dict(zip(out[0::2], out[1::2]))
+                    speeds.append(float(fields["mcell_cycles_per_s"]))
+                    cycles, cells = int(fields["cycles"]), int(fields["cells"])
+                rows.append((name, cpu, cells, cycles, statistics.median(compile_times) * 1000,
+                             statistics.median(speeds), min(speeds), max(speeds)))
+    print("%-11s %-6s %5s %9s %11s %22s" % ("program", "model", "cells", "cycles", "compile ms",
+                                            "sim Mcell-clk/s (min-max)"))
+    for r in rows:
+        print("%-11s %-6s %5d %9d %11.1f %10.1f (%.1f-%.1f)" % r)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+/* Simulator speed: loads an image once and runs it REPEAT times in-process, so the
+ * figure is the simulator's own (no process start-up, no file parsing), in
+ * simulated cell-clocks per second of CPU time.
+ *   bench-simspeed IMAGE [--in NAME=FILE]... [--repeat N]
+ * Prints: cells C cycles Y runs N cpu_seconds S mcell_cycles_per_s M */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "warp_runtime.h"
+#include "warp_sim.h"
+#include "warp_support.h"
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    ws_set_progname("bench-simspeed");
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench-simspeed IMAGE [--in NAME=FILE]... [--repeat N]\n");
+        return 1;
+    }
+    const char *ins[64];
+    int nins = 0, repeat = 10;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--in") == 0 && i + 1 < argc && nins < 64) ins[nins++] = argv[++i];
+        else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "bench-simspeed: unexpected argument '%s'\n", argv[i]);
+            return 1;
+        }
+    }
+    char err[512];
+    wrt_image *img = wrt_image_load(argv[1], err, sizeof err);
+    if (!img) {
+        fprintf(stderr, "bench-simspeed: %s: %s\n", argv[1], err);
+        return 1;
+    }
+    wsim_program prog;
+    wrt_sim_program(img, &prog);
+    double busy = 0;
+    uint64_t cycles = 0;
+    int cells = 0;
+    for (int r = 0; r < repeat; r++) {
+        wsim *sim = wsim_new(&prog, err, sizeof err);
+        if (!sim) {
+            fprintf(stderr, "bench-simspeed: %s\n", err);
+            return 1;
+        }
+        for (int i = 0; i < nins; i++) {
+            char name[128];
+            const char *eq = strchr(ins[i], '=');
+            if (!eq || (size_t)(eq - ins[i]) >= sizeof name) return 1;
+            memcpy(name, ins[i], (size_t)(eq - ins[i]));
+            name[eq - ins[i]] = 0;
+            if (wrt_host_read(img, sim, name, eq + 1, err, sizeof err) != 0) {
+                fprintf(stderr, "bench-simspeed: %s\n", err);
+                return 1;
+            }
+        }
+        double t0 = cpu_seconds();
+        wsim_status st = wsim_run(sim, UINT64_MAX);
+        busy += cpu_seconds() - t0;
+        if (st != WSIM_DONE) {
+            fprintf(stderr, "bench-simspeed: the run did not finish: %s\n", wsim_message(sim));
+            return 1;
+        }
+        cycles = wsim_cycles(sim);
+        cells = wsim_ncells(sim);
+        wsim_free(sim);
+    }
+    double cell_cycles = (double)cycles * cells * repeat;
+    printf("cells %d cycles %llu runs %d cpu_seconds %.4f mcell_cycles_per_s %.2f\n", cells,
+           (unsigned long long)cycles, repeat, busy, busy > 0 ? cell_cycles / busy / 1e6 : 0.0);
+    wrt_image_free(img);
+    return 0;
+}
