@@ -112,6 +112,28 @@ static int looks_like_register(const char *s, const char *e)
     return 1;
 }
 
+/* A symbol at p: a name, or any name in double quotes, as GNU as allows, for the
+ * symbols whose names the operand syntax claims ("r5", "cid", "nan"). Returns the
+ * token's end, or p if none starts there; [*ns, *ne) is the name without quotes
+ * and *quoted says whether it had them. */
+static const char *scan_symbol(const char *p, const char *e, const char **ns, const char **ne, int *quoted)
+{
+    *quoted = 0;
+    if (p < e && *p == '"') {
+        const char *q = p + 1;
+        while (q < e && *q != '"') q++;
+        if (q == e || q == p + 1) return p;
+        *ns = p + 1;
+        *ne = q;
+        *quoted = 1;
+        return q + 1;
+    }
+    const char *q = scan_ident(p, e);
+    *ns = p;
+    *ne = q;
+    return q;
+}
+
 /* Splits [s, e) at the commas outside brackets and strings. -1 after an error. */
 static int split_commas(as *A, const char *s, const char *e, const char **as_, const char **ae,
                         int max, int *n, const char *what)
@@ -314,10 +336,13 @@ static int parse_int(as *A, const char *s, const char *e, int64_t lo, int64_t hi
 static int parse_literal(as *A, const char *s, const char *e, char ity, lit *out)
 {
     memset(out, 0, sizeof *out);
-    const char *q = scan_ident(s, e);
-    if (q > s && !token_is(s, e, "inf") && !token_is(s, e, "nan")) {
-        if (wt_opnd_parse(s, (size_t)(q - s)) >= 0 || looks_like_register(s, q))
-            return error_at(A, s, "'%.*s' cannot be used in an expression", (int)(q - s), s);
+    const char *ns, *ne;
+    int quoted;
+    const char *q = scan_symbol(s, e, &ns, &ne, &quoted);
+    if (q > s && (quoted || (!token_is(s, e, "inf") && !token_is(s, e, "nan")))) {
+        if (!quoted && (wt_opnd_parse(s, (size_t)(q - s)) >= 0 || looks_like_register(s, q)))
+            return error_at(A, s, "'%.*s' cannot be used in an expression (a symbol of that name is "
+                            "written \"%.*s\")", (int)(q - s), s, (int)(q - s), s);
         const char *p = skip_ws(q, e);
         int64_t addend = 0;
         if (p < e) {
@@ -330,7 +355,7 @@ static int parse_literal(as *A, const char *s, const char *e, char ity, lit *out
             if (neg) addend = -addend;
         }
         out->is_sym = 1;
-        out->sym = ref_symbol(A, s, q);
+        out->sym = ref_symbol(A, ns, ne);
         out->addend = (int32_t)addend;
         return 0;
     }
@@ -434,11 +459,13 @@ static int parse_target(as *A, bundle *B, const char *s, const char *e)
         B->insn.target = (uint16_t)v;
         return 0;
     }
-    const char *q = scan_ident(s, e);
-    if (q != e || q == s || wt_opnd_parse(s, (size_t)(e - s)) >= 0 || looks_like_register(s, e))
+    const char *ns, *ne;
+    int quoted;
+    const char *q = scan_symbol(s, e, &ns, &ne, &quoted);
+    if (q != e || q == s || (!quoted && (wt_opnd_parse(s, (size_t)(e - s)) >= 0 || looks_like_register(s, e))))
         return error_at(A, s, "expected a label or a bundle number as branch target, not '%.*s'",
                         (int)(e - s), s);
-    B->target = ref_symbol(A, s, e);
+    B->target = ref_symbol(A, ns, ne);
     B->target_col = (int)(s - A->bol) + 1;
     return 0;
 }
@@ -591,13 +618,19 @@ static int want_args(as *A, const dargs *d, int lo, int hi)
     return error_at(A, d->name_pos, "'%s' takes %d to %d arguments, got %d", d->name, lo, hi, d->n);
 }
 
-/* A symbol name argument: the whole argument must be one name. */
-static int name_arg(as *A, const char *s, const char *e)
+/* A symbol name argument: the whole argument must be one name, quoted or not.
+ * On success [*s, *e) is the name without its quotes. */
+static int name_arg(as *A, const char **s, const char **e)
 {
-    const char *q = scan_ident(s, e);
-    if (q == s || q != e) return error_at(A, s, "expected a symbol name, not '%.*s'", (int)(e - s), s);
-    if (wt_opnd_parse(s, (size_t)(e - s)) >= 0 || looks_like_register(s, e))
-        return error_at(A, s, "'%.*s' is an operand name and cannot be a symbol", (int)(e - s), s);
+    const char *ns, *ne;
+    int quoted;
+    const char *q = scan_symbol(*s, *e, &ns, &ne, &quoted);
+    if (q == *s || q != *e) return error_at(A, *s, "expected a symbol name, not '%.*s'", (int)(*e - *s), *s);
+    if (!quoted && (wt_opnd_parse(*s, (size_t)(*e - *s)) >= 0 || looks_like_register(*s, *e)))
+        return error_at(A, *s, "'%.*s' is an operand name and cannot be a symbol unquoted (write \"%.*s\")",
+                        (int)(*e - *s), *s, (int)(*e - *s), *s);
+    *s = ns;
+    *e = ne;
     return 0;
 }
 
@@ -623,7 +656,7 @@ static void zero_fill(as *A, uint32_t n)
 
 static int dir_model(as *A, dargs *d)
 {
-    if (want_args(A, d, 1, 1) != 0 || name_arg(A, d->s[0], d->e[0]) != 0) return -1;
+    if (want_args(A, d, 1, 1) != 0 || name_arg(A, &d->s[0], &d->e[0]) != 0) return -1;
     char name[16];
     size_t n = (size_t)(d->e[0] - d->s[0]);
     const wt_model *m = NULL;
@@ -726,7 +759,7 @@ static int dir_loc(as *A, const char *pos, const char *s, const char *e)
 
 static int dir_host(as *A, dargs *d)
 {
-    if (want_args(A, d, 4, 5) != 0 || name_arg(A, d->s[0], d->e[0]) != 0) return -1;
+    if (want_args(A, d, 4, 5) != 0 || name_arg(A, &d->s[0], &d->e[0]) != 0) return -1;
     const char *dir, *type;
     if (token_is(d->s[1], d->e[1], "in")) dir = "in";
     else if (token_is(d->s[1], d->e[1], "out")) dir = "out";
@@ -757,7 +790,7 @@ static int dir_globl(as *A, dargs *d)
 {
     if (d->n == 0) return error_at(A, d->name_pos, "'%s' needs a symbol name", d->name);
     for (int i = 0; i < d->n; i++) {
-        if (name_arg(A, d->s[i], d->e[i]) != 0) return -1;
+        if (name_arg(A, &d->s[i], &d->e[i]) != 0) return -1;
         find_symbol(A, d->s[i], (size_t)(d->e[i] - d->s[i]), 1)->global = 1;
     }
     return 0;
@@ -765,7 +798,7 @@ static int dir_globl(as *A, dargs *d)
 
 static int dir_type(as *A, dargs *d)
 {
-    if (want_args(A, d, 2, 2) != 0 || name_arg(A, d->s[0], d->e[0]) != 0) return -1;
+    if (want_args(A, d, 2, 2) != 0 || name_arg(A, &d->s[0], &d->e[0]) != 0) return -1;
     const char *s = d->s[1], *e = d->e[1];
     int type;
     if (*s == '@' || *s == '%') s++;
@@ -780,15 +813,16 @@ static int dir_type(as *A, dargs *d)
 /* .size NAME, N or .size NAME, .-NAME (the bytes from the label to here). */
 static int dir_size(as *A, dargs *d)
 {
-    if (want_args(A, d, 2, 2) != 0 || name_arg(A, d->s[0], d->e[0]) != 0) return -1;
+    if (want_args(A, d, 2, 2) != 0 || name_arg(A, &d->s[0], &d->e[0]) != 0) return -1;
     was_sym *y = find_symbol(A, d->s[0], (size_t)(d->e[0] - d->s[0]), 1);
     const char *s = d->s[1], *e = d->e[1];
     if (*s == '.' && (s + 1 == e || is_space(s[1]) || s[1] == '-')) {
         const char *p = skip_ws(s + 1, e);
         if (p == e || *p != '-') return error_at(A, s, "expected '.-SYMBOL' or a number");
         const char *ns = skip_ws(p + 1, e);
-        if (name_arg(A, ns, e) != 0) return -1;
-        was_sym *from = find_symbol(A, ns, (size_t)(e - ns), 0);
+        const char *ne = e;
+        if (name_arg(A, &ns, &ne) != 0) return -1;
+        was_sym *from = find_symbol(A, ns, (size_t)(ne - ns), 0);
         if (!from || from->sec == WAS_SEC_UNDEF || from->sec != A->sec)
             return error_at(A, ns, "'%.*s' is not defined earlier in this section", (int)(e - ns), ns);
         y->size = section_offset(A) - from->value;
@@ -926,15 +960,18 @@ static void parse_line(as *A, const char *s, const char *e)
 {
     const char *p = skip_ws(s, e);
     for (;;) {
-        const char *q = scan_ident(p, e);
+        const char *ns, *ne;
+        int quoted;
+        const char *q = scan_symbol(p, e, &ns, &ne, &quoted);
         if (q == p) break;
         const char *r = skip_ws(q, e);
         if (r == e || *r != ':') break;
-        if (wt_opnd_parse(p, (size_t)(q - p)) >= 0 || looks_like_register(p, q)) {
-            error_at(A, p, "'%.*s' is an operand name and cannot be a label", (int)(q - p), p);
+        if (!quoted && (wt_opnd_parse(p, (size_t)(q - p)) >= 0 || looks_like_register(p, q))) {
+            error_at(A, p, "'%.*s' is an operand name and cannot be a label unquoted (write \"%.*s\":)",
+                     (int)(q - p), p, (int)(q - p), p);
             return;
         }
-        if (define_symbol(A, p, q, A->sec, section_offset(A)) != 0) return;
+        if (define_symbol(A, ns, ne, A->sec, section_offset(A)) != 0) return;
         p = skip_ws(r + 1, e);
     }
     if (p == e) return;

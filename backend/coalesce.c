@@ -102,7 +102,10 @@ void wb_coalesce(wb_func *f)
         int m = 0;
         for (int i = 0; i < b->nins; i++) {
             const wb_ins *in = &b->ins[i];
-            if (in->op == WB_COPY && wb_opnd_eq(in->d, in->s[0])) continue;
+            /* A gate is two queues under one operand code: 'mv @xr, @xr' takes a
+             * word from the right and returns it, so it is no self-copy. */
+            int gate = in->s[0].kind == WB_O_REG && wt_opnd_is_gate(in->s[0].v);
+            if (in->op == WB_COPY && !gate && wb_opnd_eq(in->d, in->s[0])) continue;
             b->ins[m++] = *in;
         }
         b->nins = m;

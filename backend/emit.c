@@ -71,7 +71,9 @@ static int emit_hosts(wb_module *mod, ws_buf *out)
             rc = wb_error(mod, "malformed !w2.host entry %u", i);
         } else {
             names[i] = name;
-            ws_buf_printf(out, DIR "%s, %s, %s, %lld", ".host", name, dir, type, d0);
+            ws_buf_printf(out, DIR, ".host");
+            wb_put_symbol(out, name, 0);
+            ws_buf_printf(out, ", %s, %s, %lld", dir, type, d0);
             if (d1) ws_buf_printf(out, ", %lld", d1);
             ws_buf_puts(out, "\n");
         }
@@ -218,10 +220,18 @@ static uint32_t object_size(wb_module *mod, LLVMValueRef g)
 
 static void object_header(ws_buf *out, const char *name, uint32_t size, int global)
 {
-    if (global) ws_buf_printf(out, DIR "%s\n", ".globl", name);
-    ws_buf_printf(out, DIR "%s, @object\n", ".type", name);
-    ws_buf_printf(out, DIR "%s, %u\n", ".size", name, (unsigned)size);
-    ws_buf_printf(out, "%s:\n", name);
+    if (global) {
+        ws_buf_printf(out, DIR, ".globl");
+        wb_put_symbol(out, name, 0);
+        ws_buf_puts(out, "\n");
+    }
+    ws_buf_printf(out, DIR, ".type");
+    wb_put_symbol(out, name, 0);
+    ws_buf_printf(out, ", @object\n" DIR, ".size");
+    wb_put_symbol(out, name, 0);
+    ws_buf_printf(out, ", %u\n", (unsigned)size);
+    wb_put_symbol(out, name, 0);
+    ws_buf_puts(out, ":\n");
 }
 
 int wb_emit_globals(wb_module *mod, ws_buf *out, const ws_buf *frames)
@@ -259,10 +269,7 @@ int wb_emit_globals(wb_module *mod, ws_buf *out, const ws_buf *frames)
                 memcpy(&v, im.bytes + 4 * w, 4);
                 ws_buf_printf(out, w % 8 ? ", " : (w ? "\n" DIR : DIR), ".word");
                 if (im.sym[w]) {
-                    wb_opnd s = wb_sym(im.sym[w], (int32_t)v);
-                    if (s.addend > 0) ws_buf_printf(out, "%s+%d", s.sym, (int)s.addend);
-                    else if (s.addend < 0) ws_buf_printf(out, "%s-%u", s.sym, 0u - v);
-                    else ws_buf_puts(out, s.sym);
+                    wb_put_symbol(out, im.sym[w], (int32_t)v);
                 } else {
                     char lit[48];
                     wt_format_literal(v, im.isfloat[w] ? 'f' : 'i', lit, sizeof lit);
@@ -336,9 +343,13 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
     }
     free(targeted);
 
-    ws_buf_printf(out, "\n" DIR "%s\n", ".globl", f->name);
-    ws_buf_printf(out, DIR "%s, @function\n", ".type", f->name);
-    ws_buf_printf(out, "%s:\n", f->name);
+    ws_buf_printf(out, "\n" DIR, ".globl");
+    wb_put_symbol(out, f->name, 0);
+    ws_buf_printf(out, "\n" DIR, ".type");
+    wb_put_symbol(out, f->name, 0);
+    ws_buf_puts(out, ", @function\n");
+    wb_put_symbol(out, f->name, 0);
+    ws_buf_puts(out, ":\n");
     ws_buf_printf(out, "        ; %s: %d blocks, %d bundles, frame %u bytes\n", f->name, f->norder, nbundles,
                   (unsigned)f->frame_size);
     /* A block that a later block (in layout) goes back to heads a loop; its comment

@@ -233,13 +233,16 @@ static void put_opnd(ws_buf *out, wb_opnd o, char imm_type)
         wt_format_literal(o.v, imm_type == 'f' ? 'f' : 'i', lit, sizeof lit);
         ws_buf_puts(out, lit);
         break;
-    case WB_O_SYM:
-        if (o.addend > 0) ws_buf_printf(out, "%s+%d", o.sym, (int)o.addend);
-        else if (o.addend < 0) ws_buf_printf(out, "%s-%u", o.sym, 0u - (uint32_t)o.addend);
-        else ws_buf_puts(out, o.sym);
-        break;
+    case WB_O_SYM: wb_put_symbol(out, o.sym, o.addend); break;
     default: ws_buf_puts(out, "?"); break;
     }
+}
+
+void wb_put_symbol(ws_buf *out, const char *sym, int32_t addend)
+{
+    ws_buf_printf(out, wt_symbol_needs_quotes(sym) ? "\"%s\"" : "%s", sym);
+    if (addend > 0) ws_buf_printf(out, "+%d", (int)addend);
+    else if (addend < 0) ws_buf_printf(out, "-%u", 0u - (uint32_t)addend);
 }
 
 void wb_format_ins(ws_buf *out, const wb_func *f, const wb_ins *in, int op,
@@ -271,7 +274,7 @@ void wb_format_ins(ws_buf *out, const wb_func *f, const wb_ins *in, int op,
             k += 2;
             break;
         case 't':
-            if (op == WT_OP_CALL) ws_buf_puts(out, in->callee);
+            if (op == WT_OP_CALL) wb_put_symbol(out, in->callee, 0);
             else {
                 const char *name = label ? label(ctx, in->target) : NULL;
                 if (name) ws_buf_puts(out, name);

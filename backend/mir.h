@@ -125,6 +125,9 @@ int wb_is_term_op(int op);                    /* a BR-class operation */
 int wb_latency(const wb_func *f, int op);
 int wb_interval(const wb_func *f, int op);
 
+/* A symbol reference as the assembler reads it: quoted where the operand syntax
+ * claims the name (a W2 variable called r5 or nan), then +N or -N. */
+void wb_put_symbol(ws_buf *out, const char *sym, int32_t addend);
 /* The text of one operation (machine op `op`, so a resolved WB_COPY prints as mv/mov). */
 void wb_format_ins(ws_buf *out, const wb_func *f, const wb_ins *in, int op,
                    const char *(*label)(void *ctx, int block), void *ctx);

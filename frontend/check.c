@@ -9,6 +9,7 @@
  * which also rules out recursion. */
 #include "w2_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char *w2_type_name(w2_type t)
@@ -29,33 +30,65 @@ const char *w2_binop_spelling(w2_binop op)
 
 /* ---- Scopes ---------------------------------------------------------------------- */
 
-#define NBUCKETS 256
-
 typedef struct sym {
     const char *name;
     w2_loc loc;
     w2_var *var;
     w2_func *func;
+    w2_param *param;        /* in the scope of module parameters */
+    int reported;           /* an undeclared name already reported: later uses stay silent */
+    unsigned hash;
     struct sym *next;
 } sym;
 
+/* A hash table that grows with its names, so that a hostile program with a
+ * million declarations is not checked in quadratic time. */
 typedef struct scope {
-    sym *buckets[NBUCKETS];
+    sym **buckets;
+    size_t nbuckets;        /* a power of two */
+    size_t count;
 } scope;
 
 static unsigned hash(const char *s)
 {
     unsigned h = 2166136261u;
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h % NBUCKETS;
+    return h;
 }
 
 static sym *scope_find(scope *sc, const char *name)
 {
     if (!sc) return NULL;
-    for (sym *s = sc->buckets[hash(name)]; s; s = s->next)
-        if (strcmp(s->name, name) == 0) return s;
+    unsigned h = hash(name);
+    for (sym *s = sc->buckets[h & (sc->nbuckets - 1)]; s; s = s->next)
+        if (s->hash == h && strcmp(s->name, name) == 0) return s;
     return NULL;
+}
+
+/* Adds a new entry for name (the caller has checked it is not there). */
+static sym *scope_add(ws_arena *arena, scope *sc, const char *name, w2_loc loc)
+{
+    if (sc->count >= 2 * sc->nbuckets) {
+        size_t n = sc->nbuckets * 8;
+        sym **b = ws_arena_alloc(arena, n * sizeof *b);
+        for (size_t i = 0; i < sc->nbuckets; i++) {
+            for (sym *s = sc->buckets[i], *next; s; s = next) {
+                next = s->next;
+                s->next = b[s->hash & (n - 1)];
+                b[s->hash & (n - 1)] = s;
+            }
+        }
+        sc->buckets = b;
+        sc->nbuckets = n;
+    }
+    sym *s = ws_arena_alloc(arena, sizeof *s);
+    s->name = name;
+    s->loc = loc;
+    s->hash = hash(name);
+    s->next = sc->buckets[s->hash & (sc->nbuckets - 1)];
+    sc->buckets[s->hash & (sc->nbuckets - 1)] = s;
+    sc->count++;
+    return s;
 }
 
 typedef struct checker {
@@ -68,27 +101,36 @@ typedef struct checker {
     int func_id;
     w2_varref **writes;     /* the write set being collected, NULL in the body */
     int in_ext;             /* inside a fourth argument of receive or send */
+    int visit_gen;          /* the current leads_back search (w2_func.visit) */
 } checker;
 
-static scope *new_scope(checker *ck) { return ws_arena_alloc(&ck->c->arena, sizeof(scope)); }
+static scope *new_scope(checker *ck)
+{
+    scope *sc = ws_arena_alloc(&ck->c->arena, sizeof *sc);
+    sc->nbuckets = 8;
+    sc->buckets = ws_arena_alloc(&ck->c->arena, sc->nbuckets * sizeof *sc->buckets);
+    return sc;
+}
 
 /* Adds a name; a second declaration in the same scope is an error. */
 static void declare(checker *ck, scope *sc, const char *name, w2_loc loc, w2_var *var, w2_func *func)
 {
     sym *old = scope_find(sc, name);
+    if (old && old->reported) {
+        old->loc = loc;
+        old->var = var;
+        old->func = func;
+        old->reported = 0;
+        return;
+    }
     if (old) {
         w2_error(ck->c, loc, "redeclaration of '%s'", name);
         w2_note(ck->c, old->loc, "'%s' was first declared here", name);
         return;
     }
-    sym *s = ws_arena_alloc(&ck->c->arena, sizeof *s);
-    s->name = name;
-    s->loc = loc;
+    sym *s = scope_add(&ck->c->arena, sc, name, loc);
     s->var = var;
     s->func = func;
-    unsigned h = hash(name);
-    s->next = sc->buckets[h];
-    sc->buckets[h] = s;
 }
 
 static sym *lookup(checker *ck, const char *name)
@@ -97,9 +139,26 @@ static sym *lookup(checker *ck, const char *name)
     return s ? s : scope_find(ck->globals, name);
 }
 
+/* After an undeclared name is reported, it is entered in the innermost scope
+ * (the function's, or the global one in the cellprogram body, which is checked
+ * last), so its other uses there are not reported again, as gcc does. */
+static void mark_reported(checker *ck, const char *name, w2_loc loc)
+{
+    scope *sc = ck->locals ? ck->locals : ck->globals;
+    scope_add(&ck->c->arena, sc, name, loc)->reported = 1;
+}
+
 /* ---- Helpers --------------------------------------------------------------------- */
 
 static int numeric(w2_type t) { return t == W2_TY_INT || t == W2_TY_FLOAT; }
+
+/* Where an expression starts: a message about a whole operand points there
+ * rather than at its last operator (binary nodes carry the operator's place). */
+static w2_loc start_of(const w2_expr *e)
+{
+    while (e->kind == W2_EX_BINARY || (e->kind == W2_EX_TOFLOAT && e->implicit)) e = e->lhs;
+    return e->loc;
+}
 
 static w2_expr *implicit_float(checker *ck, w2_expr *e)
 {
@@ -158,12 +217,13 @@ static void record_write(checker *ck, w2_var *v)
     *ck->writes = r;
 }
 
-static void loop_var_assigned(checker *ck, w2_loc loc, w2_var *v, const char *through)
+/* verb: what the statement does to v ("assign to", "receive into"). */
+static void loop_var_assigned(checker *ck, w2_loc loc, w2_var *v, const char *through, const char *verb)
 {
     if (through)
         w2_error(ck->c, loc, "call to '%s' assigns '%s', the variable of an enclosing for loop", through, v->name);
     else
-        w2_error(ck->c, loc, "cannot assign to '%s' inside the for loop it controls", v->name);
+        w2_error(ck->c, loc, "cannot %s '%s' inside the for loop it controls", verb, v->name);
     w2_note(ck->c, v->active_loop->loc, "the loop over '%s' is here", v->name);
 }
 
@@ -182,6 +242,9 @@ static w2_var *check_name(checker *ck, w2_expr *e, int as_target)
     w2_var *v = s ? s->var : NULL;
     if (!s) {
         w2_error(ck->c, e->loc, "use of undeclared identifier '%s'", e->name);
+        mark_reported(ck, e->name, e->loc);
+    } else if (s->reported) {
+        /* Reported at its first use. */
     } else if (s->func) {
         w2_error(ck->c, e->loc, "'%s' is a function, not a variable", e->name);
     } else if (v->kind == W2_VAR_HOST && !ck->in_ext && !as_target) {
@@ -194,9 +257,9 @@ static w2_var *check_name(checker *ck, w2_expr *e, int as_target)
         w2_expr *ix = e->index[i];
         w2_type t = check_expr(ck, ix);
         if (t == W2_TY_FLOAT)
-            w2_error(ck->c, ix->loc, "array subscript must be int, found float; convert it with int(...)");
+            w2_error(ck->c, start_of(ix), "array subscript must be int, found float; convert it with int(...)");
         else if (t == W2_TY_BOOL)
-            w2_error(ck->c, ix->loc, "array subscript must be int, found a truth value");
+            w2_error(ck->c, start_of(ix), "array subscript must be int, found a truth value");
     }
     if (!v) return NULL;
     e->var = v;
@@ -213,7 +276,7 @@ static w2_var *check_name(checker *ck, w2_expr *e, int as_target)
     for (int i = 0; i < n; i++) {
         int32_t k;
         if (const_int(e->index[i], &k) && (k < 0 || k >= v->dims[i]))
-            w2_error(ck->c, e->index[i]->loc, "%sindex %d is out of bounds for '%s' (valid indices are 0 to %d)",
+            w2_error(ck->c, start_of(e->index[i]), "%sindex %d is out of bounds for '%s' (valid indices are 0 to %d)",
                      ordinal(i, n), k, e->name, v->dims[i] - 1);
     }
     e->type = v->type;
@@ -225,7 +288,7 @@ static w2_type number_operand(checker *ck, w2_expr *e, const char *op)
 {
     w2_type t = check_expr(ck, e);
     if (t == W2_TY_BOOL) {
-        w2_error(ck->c, e->loc, "operand of '%s' is a truth value, not a number (truth values are usable only as conditions)", op);
+        w2_error(ck->c, start_of(e), "operand of '%s' is a truth value, not a number (truth values are usable only as conditions)", op);
         return W2_TY_ERROR;
     }
     return t;
@@ -234,7 +297,7 @@ static w2_type number_operand(checker *ck, w2_expr *e, const char *op)
 static void truth_operand(checker *ck, w2_expr *e, const char *op)
 {
     w2_type t = check_expr(ck, e);
-    if (numeric(t)) w2_error(ck->c, e->loc, "operand of '%s' must be a truth value, found %s", op, w2_type_name(t));
+    if (numeric(t)) w2_error(ck->c, start_of(e), "operand of '%s' must be a truth value, found %s", op, w2_type_name(t));
 }
 
 static w2_type check_binary(checker *ck, w2_expr *e)
@@ -251,7 +314,7 @@ static w2_type check_binary(checker *ck, w2_expr *e)
     if (lt == W2_TY_ERROR || rt == W2_TY_ERROR) return relational ? W2_TY_BOOL : W2_TY_ERROR;
     if (e->op == W2_OP_MOD && (lt == W2_TY_FLOAT || rt == W2_TY_FLOAT)) {
         w2_expr *bad = lt == W2_TY_FLOAT ? e->lhs : e->rhs;
-        w2_error(ck->c, bad->loc, "'mod' takes int operands, but its %s operand is float",
+        w2_error(ck->c, start_of(bad), "'mod' takes int operands, but its %s operand is float",
                  bad == e->lhs ? "left" : "right");
         return W2_TY_ERROR;
     }
@@ -316,7 +379,7 @@ static void check_cond(checker *ck, w2_expr *e, const char *stmt)
 {
     w2_type t = check_expr(ck, e);
     if (numeric(t))
-        w2_error(ck->c, e->loc, "condition of '%s' must be a truth value, found %s (compare it, e.g. '<> 0')",
+        w2_error(ck->c, start_of(e), "condition of '%s' must be a truth value, found %s (compare it, e.g. '<> 0')",
                  stmt, w2_type_name(t));
 }
 
@@ -327,16 +390,16 @@ static w2_expr *convert_for_store(checker *ck, w2_expr *e, w2_type have, const w
     w2_type want = v->type;
     if (have == W2_TY_ERROR || have == want) return e;
     if (have == W2_TY_BOOL) {
-        if (feed) w2_error(ck->c, e->loc, "fourth argument of receive is a truth value, not a number");
-        else w2_error(ck->c, e->loc, "cannot assign a truth value to '%s' (truth values are usable only as conditions)",
+        if (feed) w2_error(ck->c, start_of(e), "fourth argument of receive is a truth value, not a number");
+        else w2_error(ck->c, start_of(e), "cannot assign a truth value to '%s' (truth values are usable only as conditions)",
                       v->name);
     } else if (want == W2_TY_FLOAT) {
         return implicit_float(ck, e);
     } else if (feed) {
-        w2_error(ck->c, e->loc, "fourth argument of receive is float but '%s' is int; convert it with int(...)",
+        w2_error(ck->c, start_of(e), "fourth argument of receive is float but '%s' is int; convert it with int(...)",
                  v->name);
     } else {
-        w2_error(ck->c, e->loc, "cannot assign a float value to int variable '%s' without int(...)", v->name);
+        w2_error(ck->c, start_of(e), "cannot assign a float value to int variable '%s' without int(...)", v->name);
     }
     return e;
 }
@@ -345,19 +408,19 @@ static w2_expr *convert_for_store(checker *ck, w2_expr *e, w2_type have, const w
 
 static void check_stmts(checker *ck, w2_stmt *s);
 
-/* A destination of an assignment or receive: a cell variable other than the
- * cell-id variable and any active loop variable. */
-static w2_var *check_target(checker *ck, w2_expr *e)
+/* A destination of an assignment or receive (verb says which): a cell variable
+ * other than the cell-id variable and any active loop variable. */
+static w2_var *check_target(checker *ck, w2_expr *e, const char *verb)
 {
     w2_var *v = check_name(ck, e, 1);
     if (!v) return NULL;
     if (v->kind == W2_VAR_HOST) {
-        w2_error(ck->c, e->loc, "cannot assign to host variable '%s': host data is written only through the "
-                 "fourth argument of send", v->name);
+        w2_error(ck->c, e->loc, "cannot %s host variable '%s': host data is written only through the "
+                 "fourth argument of send", verb, v->name);
     } else if (v->kind == W2_VAR_CELLID) {
-        w2_error(ck->c, e->loc, "cannot assign to '%s': it is the cell-id variable, which is read-only", v->name);
+        w2_error(ck->c, e->loc, "cannot %s '%s': it is the cell-id variable, which is read-only", verb, v->name);
     } else if (v->active_loop) {
-        loop_var_assigned(ck, e->loc, v, NULL);
+        loop_var_assigned(ck, e->loc, v, NULL, verb);
     } else {
         record_write(ck, v);
         return v;
@@ -380,7 +443,7 @@ static void check_for(checker *ck, w2_stmt *s)
                      v->ndims ? "an array of " : "", w2_type_name(v->type));
             v = NULL;
         } else if (v->active_loop) {
-            loop_var_assigned(ck, lv->loc, v, NULL);
+            loop_var_assigned(ck, lv->loc, v, NULL, "loop again over");
             v = NULL;
         } else {
             record_write(ck, v);
@@ -390,9 +453,9 @@ static void check_for(checker *ck, w2_stmt *s)
     for (int i = 0; i < 2; i++) {
         w2_type t = check_expr(ck, bounds[i]);
         if (t == W2_TY_FLOAT)
-            w2_error(ck->c, bounds[i]->loc, "bound of a for loop must be int, found float; convert it with int(...)");
+            w2_error(ck->c, start_of(bounds[i]), "bound of a for loop must be int, found float; convert it with int(...)");
         else if (t == W2_TY_BOOL)
-            w2_error(ck->c, bounds[i]->loc, "bound of a for loop must be int, found a truth value");
+            w2_error(ck->c, start_of(bounds[i]), "bound of a for loop must be int, found a truth value");
     }
     if (v) v->active_loop = s;
     check_stmts(ck, s->body);
@@ -401,7 +464,7 @@ static void check_for(checker *ck, w2_stmt *s)
 
 static void check_receive(checker *ck, w2_stmt *s)
 {
-    w2_var *v = check_target(ck, s->lhs);
+    w2_var *v = check_target(ck, s->lhs, "receive into");
     if (!s->ext) return;
     ck->in_ext = 1;
     w2_type t = check_expr(ck, s->ext);
@@ -411,11 +474,16 @@ static void check_receive(checker *ck, w2_stmt *s)
 
 static void check_send(checker *ck, w2_stmt *s)
 {
-    w2_type t = number_operand(ck, s->rhs, "send");
+    w2_type t = check_expr(ck, s->rhs);
+    if (t == W2_TY_BOOL) {
+        w2_error(ck->c, start_of(s->rhs), "sent value is a truth value, not a number (truth values are usable "
+                 "only as conditions)");
+        t = W2_TY_ERROR;
+    }
     w2_expr *a = s->ext;
     if (!a) return;
     if (a->kind != W2_EX_VAR) {
-        w2_error(ck->c, a->loc, "the fourth argument of send must be a host variable or host array element "
+        w2_error(ck->c, start_of(a), "the fourth argument of send must be a host variable or host array element "
                  "(where the host stores the value)");
         return;
     }
@@ -432,19 +500,62 @@ static void check_send(checker *ck, w2_stmt *s)
     } else if (numeric(t) && t != v->type) {
         /* The same word goes to the neighbour, so the value cannot be converted
          * for the host's sake. */
-        w2_error(ck->c, s->rhs->loc, "sent value is %s but host variable '%s' holds %s; convert it with %s(...)",
+        w2_error(ck->c, start_of(s->rhs), "sent value is %s but host variable '%s' holds %s; convert it with %s(...)",
                  w2_type_name(t), v->name, w2_type_name(v->type), w2_type_name(v->type));
     }
+}
+
+/* Appends to the work list the functions that the statements s call, and
+ * says whether one of those calls names `target`. Statement nesting is bounded
+ * by the parser, so this recursion is too. */
+static int calls_into(checker *ck, w2_stmt *s, const char *target, w2_func ***list, size_t *n, size_t *cap)
+{
+    for (; s; s = s->next) {
+        if (s->kind == W2_ST_CALL && s->callee) {
+            if (strcmp(s->callee, target) == 0) return 1;
+            sym *f = scope_find(ck->all_funcs, s->callee);
+            if (f && f->func->visit != ck->visit_gen) {
+                f->func->visit = ck->visit_gen;
+                if (*n == *cap) {
+                    *cap = *cap ? *cap * 2 : 16;
+                    *list = ws_xrealloc(*list, *cap * sizeof **list);
+                }
+                (*list)[(*n)++] = f->func;
+            }
+        }
+        if (calls_into(ck, s->body, target, list, n, cap) || calls_into(ck, s->els, target, list, n, cap))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the function `later` (defined after the one being checked) calls the
+ * one being checked, directly or through other functions: then the call to it
+ * is an attempt at recursion, and the message says so. A work list rather than
+ * recursion, as the chain of functions may be long. */
+static int leads_back(checker *ck, w2_func *later)
+{
+    w2_func **list = NULL;
+    size_t n = 0, cap = 0;
+    int found = 0;
+    later->visit = ++ck->visit_gen;
+    if (!calls_into(ck, later->body, ck->func->name, &list, &n, &cap))
+        for (size_t i = 0; i < n && !found; i++) found = calls_into(ck, list[i]->body, ck->func->name, &list, &n, &cap);
+    else
+        found = 1;
+    free(list);
+    return found;
 }
 
 static void check_call(checker *ck, w2_stmt *s)
 {
     sym *sy = lookup(ck, s->callee);
+    if (sy && sy->reported) return;
     if (sy && sy->func) {
         w2_func *f = sy->func;
         s->func = f;
         for (w2_varref *w = f->writes; w; w = w->next) {
-            if (w->var->active_loop) loop_var_assigned(ck, s->callee_loc, w->var, f->name);
+            if (w->var->active_loop) loop_var_assigned(ck, s->callee_loc, w->var, f->name, "assign to");
             record_write(ck, w->var);
         }
         return;
@@ -455,23 +566,35 @@ static void check_call(checker *ck, w2_stmt *s)
     }
     if (ck->func && strcmp(ck->func->name, s->callee) == 0) {
         w2_error(ck->c, s->callee_loc, "function '%s' calls itself: recursion is not allowed", s->callee);
+        mark_reported(ck, s->callee, s->callee_loc);
         return;
     }
     sym *later = scope_find(ck->all_funcs, s->callee);
     if (later) {
-        w2_error(ck->c, s->callee_loc, "function '%s' is called before it is defined", s->callee);
+        /* The search costs a walk over the later functions; past the error cap,
+         * where the message would not be shown, it is skipped, so a long chain
+         * of such calls is not checked in quadratic time. */
+        ws_diag *d = ck->c->diag;
+        int shown = !d->max_errors || d->errors < d->max_errors;
+        if (ck->func && shown && leads_back(ck, later->func))
+            w2_error(ck->c, s->callee_loc, "call to '%s' leads back to '%s': recursion is not allowed", s->callee,
+                     ck->func->name);
+        else
+            w2_error(ck->c, s->callee_loc, "function '%s' is called before it is defined", s->callee);
         w2_note(ck->c, later->loc, "'%s' is defined here; a function may call only functions defined before it",
                 s->callee);
+        mark_reported(ck, s->callee, s->callee_loc);
         return;
     }
     w2_error(ck->c, s->callee_loc, "call to undefined function '%s'", s->callee);
+    mark_reported(ck, s->callee, s->callee_loc);
 }
 
 static void check_stmt(checker *ck, w2_stmt *s)
 {
     switch (s->kind) {
     case W2_ST_ASSIGN: {
-        w2_var *v = check_target(ck, s->lhs);
+        w2_var *v = check_target(ck, s->lhs, "assign to");
         w2_type t = check_expr(ck, s->rhs);
         if (v) s->rhs = convert_for_store(ck, s->rhs, t, v, 0);
         break;
@@ -528,13 +651,30 @@ static void check_func(checker *ck, w2_func *f, int id)
 
 static void check_host(checker *ck, w2_program *prog)
 {
+    int noted = 0;
     scope *params = new_scope(ck);
-    for (w2_param *pa = prog->params; pa; pa = pa->next) declare(ck, params, pa->name, pa->loc, NULL, NULL);
+    for (w2_param *pa = prog->params; pa; pa = pa->next) {
+        sym *first = scope_find(params, pa->name);
+        if (first) {
+            w2_error(ck->c, pa->loc, "parameter '%s' appears twice in the header of module '%s'", pa->name,
+                     prog->name);
+            w2_note(ck->c, first->loc, "'%s' is first listed here", pa->name);
+            pa->duplicate = 1;
+        } else {
+            scope_add(&ck->c->arena, params, pa->name, pa->loc)->param = pa;
+        }
+    }
     for (w2_var *v = prog->host_vars; v; v = v->next) {
-        w2_param *pa = prog->params;
-        while (pa && strcmp(pa->name, v->name) != 0) pa = pa->next;
+        sym *ps = scope_find(params, v->name);
+        w2_param *pa = ps ? ps->param : NULL;
         if (!pa) {
+            /* Most likely a cell variable declared too early: w2_check declares
+             * it as one, so that its uses are not reported as undeclared. */
             w2_error(ck->c, v->loc, "'%s' is not a parameter of module '%s'", v->name, prog->name);
+            if (!noted++)
+                w2_note(ck->c, prog->cell_loc, "host variables must be parameters of the module; cell variables "
+                        "are declared after the cellprogram's 'begin'");
+            v->kind = W2_VAR_GLOBAL;
             continue;
         }
         if (pa->var) {
@@ -551,7 +691,7 @@ static void check_host(checker *ck, w2_program *prog)
         declare(ck, ck->globals, v->name, v->loc, v, NULL);
     }
     for (w2_param *pa = prog->params; pa; pa = pa->next)
-        if (!pa->var)
+        if (!pa->var && !pa->duplicate)
             w2_error(ck->c, pa->loc, "parameter '%s' of module '%s' is not declared (e.g. 'float %s[100];')",
                      pa->name, prog->name, pa->name);
 }
@@ -572,6 +712,11 @@ int w2_check(w2_ctx *c, w2_program *prog)
         w2_error(c, prog->first_loc, "first cell %lld is after the last cell %lld", (long long)prog->first,
                  (long long)prog->last);
     if (prog->cellid) declare(&ck, ck.globals, prog->cellid->name, prog->cellid->loc, prog->cellid, NULL);
+    /* The misplaced cell variables (check_host), unless the name is taken:
+     * that clash would only echo the error already reported. */
+    for (w2_var *v = prog->host_vars; v; v = v->next)
+        if (v->kind == W2_VAR_GLOBAL && !scope_find(ck.globals, v->name))
+            declare(&ck, ck.globals, v->name, v->loc, v, NULL);
 
     for (w2_item *it = prog->items; it; it = it->next)
         if (it->func && !scope_find(ck.all_funcs, it->func->name))

@@ -17,6 +17,9 @@ void w2_error(w2_ctx *c, w2_loc loc, const char *fmt, ...)
 
 void w2_warning(w2_ctx *c, w2_loc loc, const char *fmt, ...)
 {
+    /* After "too many errors ... stopping now" nothing more is shown. */
+    ws_diag *d = c->diag;
+    if (d->max_errors && d->errors > d->max_errors) return;
     va_list ap;
     va_start(ap, fmt);
     ws_vreport(c->diag, WS_WARNING, loc.line, loc.col, fmt, ap);

@@ -62,14 +62,21 @@ static void lex_error(lexer *lx, w2_loc loc, const char *fmt, ...) __attribute__
 static void lex_error(lexer *lx, w2_loc loc, const char *fmt, ...)
 {
     w2_ctx *c = lx->c;
+    c->syntax_errors++;
+    /* Beyond the error cap no message is shown, so a file of garbage does not
+     * make the lexer format and keep millions of them. */
+    int cap = c->diag->max_errors;
+    if (cap && c->npending > (size_t)cap) return;
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    c->pending = ws_xrealloc(c->pending, (c->npending + 1) * sizeof *c->pending);
+    if (c->npending == c->pending_cap) {
+        c->pending_cap = c->pending_cap ? 2 * c->pending_cap : 16;
+        c->pending = ws_xrealloc(c->pending, c->pending_cap * sizeof *c->pending);
+    }
     c->pending[c->npending++] = (w2_pending){loc, ws_arena_strndup(&c->arena, msg, strlen(msg))};
-    c->syntax_errors++;
 }
 
 static w2_token *push(lexer *lx, w2_tok_kind k, const char *start, const char *end)
@@ -205,6 +212,48 @@ static w2_tok_kind punctuator(const char *p, const char *end, int *len)
     return W2_TK_EOF;
 }
 
+/* What C (or Pascal) programmers write where W2 has another word: the hint
+ * makes the message say what to write instead. */
+static const struct {
+    const char *written, *hint;
+} foreign[] = {
+    {"!=", "'<>'"}, {"!", "'not'"}, {"&&", "'and'"}, {"&", "'and'"}, {"||", "'or'"}, {"|", "'or'"},
+    {"%", "'mod'"}, {"{", "'begin'"}, {"}", "'end'"},
+};
+
+/* A character no token starts with: reported (with what to write instead when
+ * it is a common slip) and skipped. A '//' comment is skipped to the end of
+ * its line, so its words do not turn into errors of their own. */
+static void lex_invalid(lexer *lx)
+{
+    const char *start = lx->p;
+    unsigned char ch = (unsigned char)*start;
+    w2_loc loc = loc_of(lx, start);
+    if (ch == '/' && lx->p + 1 < lx->end && lx->p[1] == '/') {
+        lex_error(lx, loc, "comments are written /* ... */ in W2, not //");
+        while (lx->p < lx->end && *lx->p != '\n') lx->p++;
+        return;
+    }
+    for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
+        size_t n = strlen(foreign[i].written);
+        if ((size_t)(lx->end - start) >= n && memcmp(start, foreign[i].written, n) == 0) {
+            lex_error(lx, loc, "invalid character '%c': W2 writes '%s' as %s", ch, foreign[i].written,
+                      foreign[i].hint);
+            lx->p += n;
+            return;
+        }
+    }
+    if (ch == '_')
+        lex_error(lx, loc, "identifiers must start with a letter");
+    else if (ch == '.' && lx->p + 1 < lx->end && is_digit(lx->p[1]))
+        lex_error(lx, loc, "a float literal needs a digit before '.' (write '0.%c...')", lx->p[1]);
+    else if (ch >= 0x20 && ch < 0x7f)
+        lex_error(lx, loc, "invalid character '%c'", ch);
+    else
+        lex_error(lx, loc, "invalid character '\\x%02x'", ch);
+    lx->p++;
+}
+
 w2_token *w2_lex(w2_ctx *c, size_t *ntokens)
 {
     lexer lx = {.c = c, .p = c->text, .end = c->text + c->len, .line = 1, .line_start = c->text};
@@ -221,19 +270,14 @@ w2_token *w2_lex(w2_ctx *c, size_t *ntokens)
             push(&lx, keyword_kind(start, (size_t)(lx.p - start)), start, lx.p);
         } else if (is_digit(ch)) {
             lex_number(&lx);
+        } else if (ch == '/' && lx.p + 1 < lx.end && lx.p[1] == '/') {
+            lex_invalid(&lx);
+            continue;
         } else if ((k = punctuator(lx.p, lx.end, &plen)) != W2_TK_EOF) {
             lx.p += plen;
             push(&lx, k, start, lx.p);
         } else {
-            if (ch == '_')
-                lex_error(&lx, loc_of(&lx, start), "identifiers must start with a letter");
-            else if (ch == '.' && lx.p + 1 < lx.end && is_digit(lx.p[1]))
-                lex_error(&lx, loc_of(&lx, start), "a float literal needs a digit before '.' (write '0.%c...')", lx.p[1]);
-            else if (ch >= 0x20 && ch < 0x7f)
-                lex_error(&lx, loc_of(&lx, start), "invalid character '%c'", ch);
-            else
-                lex_error(&lx, loc_of(&lx, start), "invalid character '\\x%02x'", ch);
-            lx.p++;
+            lex_invalid(&lx);
             continue;
         }
         eof_loc = loc_of(&lx, lx.p);

@@ -57,6 +57,7 @@ typedef struct lowerer {
     LLVMValueRef fptosi;
     LLVMTypeRef fptosi_type;
     LLVMValueRef fn;                /* the function being lowered */
+    int32_t first, last;            /* cellprogram (cid : FIRST : LAST) */
     /* Debug information. */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_cu, di_scope, di_int, di_float, di_fn_type;
@@ -256,13 +257,64 @@ static void lower_stmts(lowerer *lw, w2_stmt *s);
 
 static LLVMValueRef side_const(lowerer *lw, const w2_stmt *s) { return i32_const(lw, 2 * s->dir + s->chan); }
 
+/* Whether evaluating e can fault: an int division or 'mod' (by zero), or a
+ * subscripted cell array (an address outside data memory). Host loads never
+ * fault (design.md, section 1). */
+static int may_fault(const w2_expr *e)
+{
+    if (!e) return 0;
+    if (e->kind == W2_EX_BINARY && (e->op == W2_OP_DIV || e->op == W2_OP_MOD) && e->lhs->type == W2_TY_INT)
+        return 1;
+    if (e->kind == W2_EX_VAR) {
+        if (e->nindex > 0 && e->var->kind != W2_VAR_HOST) return 1;
+        return may_fault(e->index[0]) || may_fault(e->index[1]);
+    }
+    return may_fault(e->lhs) || may_fault(e->rhs);
+}
+
+typedef LLVMValueRef (*ext_eval)(lowerer *lw, w2_expr *e);
+
+/* A fourth argument's value: only the end cell facing the host on the side the
+ * statement names uses it, and on every other cell it is ignored, so it must
+ * not fault there either (an index or divisor that means something only on the
+ * end cell). An argument that may fault is evaluated under a test of the cell
+ * number, and the other cells take `other` instead. */
+static LLVMValueRef lower_ext(lowerer *lw, const w2_stmt *s, ext_eval eval, LLVMValueRef other)
+{
+    if (!may_fault(s->ext) || lw->first == lw->last) return eval(lw, s->ext);
+    int32_t end = s->dir == W2_DIR_L ? lw->first : lw->last;
+    set_loc(lw, s->ext->loc);
+    LLVMValueRef cid = call_rt(lw, RT_CELLID, NULL, 0, "cid");
+    LLVMValueRef at_end = LLVMBuildICmp(lw->b, LLVMIntEQ, cid, i32_const(lw, end), "at.end");
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(lw->b);
+    LLVMBasicBlockRef use = new_block(lw, "ext.use"), join = new_block(lw, "ext.join");
+    LLVMBuildCondBr(lw->b, at_end, use, join);
+    start_block(lw, use);
+    LLVMValueRef v = eval(lw, s->ext);
+    LLVMBasicBlockRef use_end = LLVMGetInsertBlock(lw->b);
+    LLVMBuildBr(lw->b, join);
+    start_block(lw, join);
+    LLVMValueRef phi = LLVMBuildPhi(lw->b, LLVMTypeOf(other), "ext");
+    LLVMAddIncoming(phi, (LLVMValueRef[]){v, other}, (LLVMBasicBlockRef[]){use_end, from}, 2);
+    return phi;
+}
+
+/* The host byte address of a send's fourth argument. */
+static LLVMValueRef host_addr(lowerer *lw, w2_expr *e)
+{
+    LLVMValueRef addr = element_addr(lw, e);
+    set_loc(lw, e->loc);
+    return LLVMBuildPtrToInt(lw->b, addr, lw->t_i32, "haddr");
+}
+
 /* The host feed goes right before the receive: on the end cell facing the host
  * it supplies the word this receive takes. */
 static void lower_receive(lowerer *lw, w2_stmt *s)
 {
     int fl = s->lhs->var->type == W2_TY_FLOAT;
     LLVMValueRef q = side_const(lw, s);
-    LLVMValueRef feed = s->ext ? rvalue(lw, s->ext) : fl ? LLVMConstReal(lw->t_f32, 0.0) : i32_const(lw, 0);
+    LLVMValueRef zero = fl ? LLVMConstReal(lw->t_f32, 0.0) : i32_const(lw, 0);
+    LLVMValueRef feed = s->ext ? lower_ext(lw, s, rvalue, zero) : zero;
     LLVMValueRef addr = element_addr(lw, s->lhs);
     set_loc(lw, s->loc);
     call_rt(lw, fl ? RT_FEED_F32 : RT_FEED_I32, (LLVMValueRef[]){q, feed}, 2, "");
@@ -277,12 +329,7 @@ static void lower_send(lowerer *lw, w2_stmt *s)
     int fl = s->rhs->type == W2_TY_FLOAT;
     LLVMValueRef q = side_const(lw, s);
     LLVMValueRef v = rvalue(lw, s->rhs);
-    LLVMValueRef haddr = i32_const(lw, -1);
-    if (s->ext) {
-        LLVMValueRef addr = element_addr(lw, s->ext);
-        set_loc(lw, s->ext->loc);
-        haddr = LLVMBuildPtrToInt(lw->b, addr, lw->t_i32, "haddr");
-    }
+    LLVMValueRef haddr = s->ext ? lower_ext(lw, s, host_addr, i32_const(lw, -1)) : i32_const(lw, -1);
     set_loc(lw, s->loc);
     call_rt(lw, fl ? RT_SEND_F32 : RT_SEND_I32, (LLVMValueRef[]){q, v}, 2, "");
     call_rt(lw, RT_DEST, (LLVMValueRef[]){q, haddr}, 2, "");
@@ -519,7 +566,7 @@ static void lower_host(lowerer *lw, w2_program *prog)
 
 LLVMModuleRef w2_lower(w2_ctx *c, w2_program *prog, LLVMContextRef ctx)
 {
-    lowerer lw = {.c = c, .ctx = ctx};
+    lowerer lw = {.c = c, .ctx = ctx, .first = (int32_t)prog->first, .last = (int32_t)prog->last};
     lw.m = LLVMModuleCreateWithNameInContext(c->path, ctx);
     LLVMSetSourceFileName(lw.m, c->path, strlen(c->path));
     LLVMSetDataLayout(lw.m, "e-m:e-p:32:32-i64:32-f64:32-n32-S32");

@@ -7,6 +7,7 @@
  * nesting level and carries on, so each real error is reported once. */
 #include "w2_internal.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,10 +15,13 @@
 typedef struct parser {
     w2_ctx *c;
     w2_token *tok;
+    w2_token *first;        /* the first token */
     int panic;
     int depth;
     int eof_reported;       /* one "found end of file" is enough for a truncated file */
     int in_func;            /* inside a function body */
+    w2_loc region;          /* where the statement or declaration being parsed starts */
+    int shown;              /* the last syntax error was shown (not an echo) */
 } parser;
 
 /* ---- Token access ---------------------------------------------------------------- */
@@ -31,6 +35,8 @@ static w2_token *advance(parser *p)
     return t;
 }
 
+static int reserved(w2_tok_kind k) { return k >= W2_TK_MODULE && k <= W2_TK_MOD; }
+
 static int consume(parser *p, w2_tok_kind k)
 {
     if (!at(p, k)) return 0;
@@ -39,16 +45,35 @@ static int consume(parser *p, w2_tok_kind k)
 }
 
 static void error_at(parser *p, w2_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Whether a lexical error was reported between from and upto: the lexer skipped
+ * what it could not read, so a syntax error after it in the same statement is
+ * most likely its echo ("3 # 4" parses as "3 4"). */
+static int lexical_error_between(const w2_ctx *c, w2_loc from, w2_loc upto)
+{
+    for (size_t i = c->next_pending; i-- > 0;) {
+        w2_loc l = c->pending[i].loc;
+        if (l.line < from.line || (l.line == from.line && l.col < from.col)) return 0;
+        if (l.line < upto.line || (l.line == upto.line && l.col <= upto.col)) return 1;
+    }
+    return 0;
+}
+
 static void error_at(parser *p, w2_loc loc, const char *fmt, ...)
 {
     if (p->panic) return;
     p->panic = 1;
+    p->shown = 0;
     if (p->tok->kind == W2_TK_EOF) {
         if (p->eof_reported) return;
         p->eof_reported = 1;
     }
     p->c->syntax_errors++;
-    w2_flush_lexical(p->c, loc);
+    /* Every lexical error lies before the end of file, even an unterminated
+     * comment that starts after the last token. */
+    w2_loc upto = p->tok->kind == W2_TK_EOF ? (w2_loc){INT_MAX, INT_MAX} : loc;
+    w2_flush_lexical(p->c, upto);
+    if (lexical_error_between(p->c, p->region, upto)) return;
+    p->shown = 1;
     va_list ap;
     va_start(ap, fmt);
     ws_vreport(p->c->diag, WS_ERROR, loc.line, loc.col, fmt, ap);
@@ -69,12 +94,24 @@ static void value_error(parser *p, w2_loc loc, const char *fmt, ...)
 }
 
 /* "expected ':=' after 'x', found '='": what was expected, where, and what is there. */
+/* Where a missing token belongs: at the token found instead, or, when that
+ * one starts a later line, just after the previous token, the end of the line
+ * the token is missing from. Tokens never span lines. */
+static w2_loc missing_loc(parser *p)
+{
+    if (p->tok == p->first) return p->tok->loc;
+    const w2_token *prev = p->tok - 1;
+    if (p->tok->loc.line > prev->loc.line) return (w2_loc){prev->loc.line, prev->loc.col + prev->len};
+    return p->tok->loc;
+}
+
 static w2_token *expect(parser *p, w2_tok_kind k, const char *where)
 {
     if (at(p, k)) return advance(p);
     char found[96];
     w2_tok_describe(p->tok, found, sizeof found);
-    error_at(p, p->tok->loc, "expected '%s'%s%s, found %s", w2_tok_spelling(k), *where ? " " : "", where, found);
+    error_at(p, missing_loc(p), "expected '%s'%s%s, found %s", w2_tok_spelling(k), *where ? " " : "", where,
+             found);
     return NULL;
 }
 
@@ -82,9 +119,9 @@ static w2_token *expect(parser *p, w2_tok_kind k, const char *where)
  * first, a note shows where it began. Returns 0 if the 'end' is missing. */
 static int missing_end(parser *p, const char *where, w2_loc start, const char *note)
 {
-    int before = p->c->syntax_errors;
+    int was_panic = p->panic;
     if (expect(p, W2_TK_END, where)) return 1;
-    if (at(p, W2_TK_EOF) && p->c->syntax_errors > before) w2_note(p->c, start, "%s", note);
+    if (at(p, W2_TK_EOF) && !was_panic && p->shown) w2_note(p->c, start, "%s", note);
     return 0;
 }
 
@@ -98,8 +135,7 @@ static w2_token *expect_ident(parser *p, const char *what)
     if (at(p, W2_TK_IDENT)) return advance(p);
     char found[96];
     w2_tok_describe(p->tok, found, sizeof found);
-    int reserved = p->tok->kind >= W2_TK_MODULE && p->tok->kind <= W2_TK_MOD;
-    error_at(p, p->tok->loc, "expected %s, found %s%s", what, found, reserved ? " (a reserved word)" : "");
+    error_at(p, p->tok->loc, "expected %s, found %s%s", what, found, reserved(p->tok->kind) ? " (a reserved word)" : "");
     return NULL;
 }
 
@@ -239,6 +275,14 @@ static w2_expr *primary(parser *p)
         return e;
     }
     case W2_TK_IDENT:
+        if (t[1].kind == W2_TK_LPAREN) {
+            int len = t->len > 40 ? 40 : t->len;
+            error_at(p, t[1].loc,
+                     "'%.*s(...)' is not an expression: functions take no arguments and return no value (a "
+                     "statement 'call %.*s' runs one); only int(...) and float(...) take an argument",
+                     len, t->text, len, t->text);
+            return NULL;
+        }
         return lvalue(p);
     case W2_TK_LPAREN: {
         advance(p);
@@ -326,6 +370,10 @@ static w2_expr *relation(parser *p)
     w2_binop op;
     if (!relop(p, &op)) return e;
     w2_loc loc = advance(p)->loc;
+    if (op == W2_OP_EQ && at(p, W2_TK_EQ)) {
+        error_at(p, loc, "comparison for equality is written '=' in W2, not '=='");
+        return e;
+    }
     e = new_op(p, W2_EX_BINARY, op, loc, e, sum(p));
     if (relop(p, &op))
         error_at(p, p->tok->loc, "comparisons do not chain: '%s' cannot follow a comparison (combine them with 'and')",
@@ -389,7 +437,14 @@ static int32_t dimension(parser *p)
 static w2_var *item(parser *p, w2_type type, w2_var_kind kind)
 {
     w2_token *name = expect_ident(p, "a variable name");
-    if (!name) return NULL;
+    if (!name) {
+        /* 'int end;': the reserved word stands where a name belongs; stepping
+         * over it keeps recovery from taking it for the word itself. */
+        w2_tok_kind next = p->tok[p->tok->kind != W2_TK_EOF].kind;
+        if (reserved(p->tok->kind) && (next == W2_TK_SEMI || next == W2_TK_COMMA || next == W2_TK_LBRACKET))
+            advance(p);
+        return NULL;
+    }
     w2_var *v = new_node(p, sizeof *v);
     v->name = ident_text(p, name);
     v->loc = name->loc;
@@ -417,6 +472,7 @@ static w2_var *item(parser *p, w2_type type, w2_var_kind kind)
  * statement list (a misplaced declaration among statements). */
 static void decl(parser *p, w2_var_kind kind, w2_var ***tail, int want_semi)
 {
+    p->region = p->tok->loc;
     w2_type type = advance(p)->kind == W2_TK_INT ? W2_TY_INT : W2_TY_FLOAT;
     do {
         w2_var *v = item(p, type, kind);
@@ -425,6 +481,11 @@ static void decl(parser *p, w2_var_kind kind, w2_var ***tail, int want_semi)
             *tail = &v->next;
         }
         if (p->panic) break;
+        if (v && (at(p, W2_TK_ASSIGN) || at(p, W2_TK_EQ))) {
+            error_at(p, p->tok->loc, "a declaration cannot give '%s' a value: assign it with ':=' after the "
+                     "declarations", v->name);
+            break;
+        }
     } while (consume(p, W2_TK_COMMA));
     if (!p->panic && want_semi) expect(p, W2_TK_SEMI, "after the declaration");
     if (p->panic) {
@@ -490,6 +551,13 @@ static w2_stmt *transfer(parser *p)
 static w2_stmt *stmt(parser *p)
 {
     w2_token *t = p->tok;
+    /* 'for :=' is a loop missing its variable, which the loop's own message says
+     * better; any other reserved word before ':=' was meant as a variable name. */
+    if (reserved(t->kind) && t->kind != W2_TK_FOR && t[1].kind == W2_TK_ASSIGN) {
+        error_at(p, t->loc, "'%s' is a reserved word and cannot name a variable", w2_tok_spelling(t->kind));
+        advance(p);
+        return NULL;
+    }
     switch (t->kind) {
     case W2_TK_SEMI:
     case W2_TK_END:
@@ -497,6 +565,19 @@ static w2_stmt *stmt(parser *p)
     case W2_TK_EOF:
         return NULL;
     case W2_TK_IDENT: {
+        int len = t->len > 40 ? 40 : t->len;
+        w2_tok_kind next = t[1].kind;
+        if (next == W2_TK_LPAREN) {
+            error_at(p, t[1].loc, "'%.*s(...)' is not a statement: functions take no arguments, and a "
+                     "function is run with 'call %.*s'", len, t->text, len, t->text);
+            return NULL;
+        }
+        if (next == W2_TK_SEMI || next == W2_TK_END || next == W2_TK_EOF) {
+            error_at(p, t->loc, "a name alone is not a statement: write 'call %.*s' to run a function, or "
+                     "'%.*s := ...' to assign", len, t->text, len, t->text);
+            advance(p);
+            return NULL;
+        }
         w2_stmt *s = new_stmt(p, W2_ST_ASSIGN, t->loc);
         s->lhs = lvalue(p);
         char where[96];
@@ -599,6 +680,7 @@ static w2_stmt *stmts(parser *p)
 {
     w2_stmt head = {0}, *tail = &head;
     for (;;) {
+        p->region = p->tok->loc;
         w2_stmt *s = stmt(p);
         if (p->panic) synchronize(p);
         if (s) {
@@ -615,7 +697,7 @@ static w2_stmt *stmts(parser *p)
             synchronize(p);
         } else if (starts_statement(p->tok->kind)) {
             /* Most likely a forgotten ';': go on as if it were there. */
-            error_at(p, p->tok->loc, "expected ';' between statements, found %s", found);
+            error_at(p, missing_loc(p), "expected ';' between statements, found %s", found);
             p->panic = 0;
         } else {
             error_at(p, p->tok->loc, "expected ';' or 'end' after the statement, found %s", found);
@@ -631,6 +713,7 @@ static w2_stmt *stmts(parser *p)
  * The optional ';' is left to the caller: among statements it is a separator. */
 static w2_func *funcdef(parser *p)
 {
+    p->region = p->tok->loc;
     w2_token *kw = advance(p);
     w2_func *f = new_node(p, sizeof *f);
     f->loc = kw->loc;
@@ -682,6 +765,7 @@ static w2_param *param(parser *p)
  *             {funcdef | decl} stmts 'end' */
 static void cellprog(parser *p, w2_program *prog)
 {
+    p->region = p->tok->loc;
     w2_token *kw = advance(p);
     prog->cell_loc = kw->loc;
     if (expect(p, W2_TK_LPAREN, "after 'cellprogram'")) {
@@ -793,6 +877,6 @@ static w2_program *program(parser *p)
 
 w2_program *w2_parse(w2_ctx *c, w2_token *tokens)
 {
-    parser p = {.c = c, .tok = tokens};
+    parser p = {.c = c, .tok = tokens, .first = tokens};
     return program(&p);
 }

@@ -45,7 +45,7 @@ typedef struct w2_ctx {
     /* The lexer runs ahead of the parser, so its errors wait here and are shown
      * in source order among the parser's (w2_flush_lexical). */
     w2_pending *pending;
-    size_t npending, next_pending;
+    size_t npending, pending_cap, next_pending;
 } w2_ctx;
 
 void w2_error(w2_ctx *c, w2_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -214,6 +214,7 @@ struct w2_func {
     /* check.c */
     int id;
     w2_varref *writes;
+    int visit;              /* search mark: does a call to it lead back to the caller? */
     /* lower.c */
     LLVMValueRef fn;
 };
@@ -231,6 +232,7 @@ typedef struct w2_param {
     w2_loc loc;
     int is_out;
     w2_var *var;            /* its host declaration: matched by the checker */
+    int duplicate;          /* a second parameter of the same name (reported) */
     struct w2_param *next;
 } w2_param;
 

@@ -3,6 +3,7 @@
  * description's choices, marked "chosen". */
 #include "warp_target.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -170,6 +171,18 @@ int wt_opnd_parse(const char *name, size_t len)
         if (strlen(s) == len && memcmp(s, name, len) == 0) return (int)o;
     }
     return -1;
+}
+
+int wt_symbol_needs_quotes(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || isdigit((unsigned char)name[0]) || (name[0] == '.' && isdigit((unsigned char)name[1])))
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)name[i]) && !strchr("_.$", name[i])) return 1;
+    if (wt_opnd_parse(name, n) >= 0 || strcmp(name, "inf") == 0 || strcmp(name, "nan") == 0) return 1;
+    if (name[0] == 'r' && n > 1 && strspn(name + 1, "0123456789") == n - 1) return 1;
+    return 0;
 }
 
 /* ---- Encoding ------------------------------------------------------------------ */

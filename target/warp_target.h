@@ -121,6 +121,11 @@ int wt_opnd_valid_dst(unsigned o);
 const char *wt_opnd_name(unsigned o);
 /* The code of a named operand ("r5", "@fxl", "cid"), or -1. */
 int wt_opnd_parse(const char *name, size_t len);
+/* Must this symbol be written in double quotes in assembly ("r5", "nan")?  True
+ * when the name is not a plain identifier (a letter, '_', '.' or '$', then those
+ * and digits) or when the operand syntax claims it: an operand name, anything
+ * of the shape r<digits>, and the literals inf and nan. */
+int wt_symbol_needs_quotes(const char *name);
 
 /* ---- Bundles ------------------------------------------------------------------- */
 

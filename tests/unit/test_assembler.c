@@ -614,7 +614,7 @@ static const bad_case bad_cases[] = {
     {"jmp .Lnowhere\n", "t.s:1:5: error: undefined local label '.Lnowhere'"},
     {"jmp d\n.data\nd: .word 1\n", "t.s:1:5: error: branch target 'd' is not in .text"},
     {"a: nop\na: nop\n", "t.s:2:1: error: redefinition of 'a'"},
-    {"r1: nop\n", "t.s:1:1: error: 'r1' is an operand name and cannot be a label"},
+    {"r1: nop\n", "t.s:1:1: error: 'r1' is an operand name and cannot be a label unquoted (write \"r1\":)"},
     {".data\n  halt\n", "t.s:2:3: error: operations are only allowed in .text"},
     {".word 1\n", "t.s:1:1: error: '.word' is only allowed in .data"},
     {".bss\n.word 1\n", "t.s:2:1: error: '.word' is only allowed in .data (use .zero in .bss)"},

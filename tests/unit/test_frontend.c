@@ -451,8 +451,9 @@ static void test_parse_errors_recover(void **state)
         "t.w2:11:29: error: 'else' without a matching 'if' (no ';' may stand before 'else')",
         "t.w2:12:21: error: expected 'do' after the last bound, found keyword 'begin'",
         "t.w2:13:17: error: expected channel 'X' or 'Y', found identifier 'Q'",
-        "t.w2:15:3: error: expected ')' to close 'send', found keyword 'end'",
-        "t.w2:17:3: error: expected ';' between statements, found identifier 'y'",
+        /* A missing token that belongs at the end of a line is shown there. */
+        "t.w2:14:24: error: expected ')' to close 'send', found keyword 'end'",
+        "t.w2:16:11: error: expected ';' between statements, found identifier 'y'",
         "t.w2:18:3: error: declarations must come before the first statement",
         "t.w2:19:14: error: expected ')' to close the '(', found ';'",
         "t.w2:20:9: error: expected direction 'L' or 'R', found identifier 'Up'",
@@ -501,7 +502,7 @@ static void test_parse_misc_syntax_errors(void **state)
 {
     (void)state;
     expect_error("  int x;\n  x := 1 < 2 < 3", "t.w2:7:14: error: comparisons do not chain");
-    expect_error("  int x;\n  x := (x", "t.w2:8:1: error: expected ')' to close the '(', found keyword 'end'");
+    expect_error("  int x;\n  x := (x", "t.w2:7:10: error: expected ')' to close the '(', found keyword 'end'");
     expect_error("  int x[0];", "t.w2:6:9: error: array size must be at least 1");
     expect_error("  int x[2][3][4];", "t.w2:6:14: error: 'x' has more than 2 dimensions");
     expect_error("  int begin;", "t.w2:6:7: error: expected a variable name, found keyword 'begin' (a reserved word)");
@@ -626,7 +627,7 @@ static void test_check_host_declarations(void **state)
 {
     (void)state;
     result r = compile("module m (a in, b out, a out)\nfloat a, c;\nint a;\ncellprogram (c : 0 : 1)\nbegin end\n");
-    assert_non_null(strstr(r.text, "t.w2:1:24: error: redeclaration of 'a'"));
+    assert_non_null(strstr(r.text, "t.w2:1:24: error: parameter 'a' appears twice in the header of module 'm'"));
     assert_non_null(strstr(r.text, "t.w2:2:10: error: 'c' is not a parameter of module 'm'"));
     assert_non_null(strstr(r.text, "t.w2:3:5: error: redeclaration of host variable 'a'"));
     assert_non_null(strstr(r.text, "t.w2:1:17: error: parameter 'b' of module 'm' is not declared"));
@@ -648,7 +649,7 @@ static void test_check_types(void **state)
     (void)state;
     expect_error("  int x;\n  x := 1.5",
                  "t.w2:7:8: error: cannot assign a float value to int variable 'x' without int(...)");
-    expect_error("  int x; float f;\n  x := f * 2", "t.w2:7:10: error: cannot assign a float value to int variable 'x'");
+    expect_error("  int x; float f;\n  x := f * 2", "t.w2:7:8: error: cannot assign a float value to int variable 'x'");
     expect_clean("  int x; float f;\n  f := x; f := x + 1; x := int(f * 2.0); f := float(x) / 2");
     expect_error("  float f;\n  f := 1.0 mod 2",
                  "t.w2:7:8: error: 'mod' takes int operands, but its left operand is float");
@@ -671,14 +672,14 @@ static void test_check_truth_values(void **state)
     expect_error("  float f;\n  while f do f := 1.0",
                  "t.w2:7:9: error: condition of 'while' must be a truth value, found float");
     expect_error("  int x;\n  x := (x < 1) + 1",
-                 "t.w2:7:11: error: operand of '+' is a truth value, not a number (truth values are usable only as conditions)");
+                 "t.w2:7:9: error: operand of '+' is a truth value, not a number (truth values are usable only as conditions)");
     expect_error("  int x;\n  x := x < 1",
-                 "t.w2:7:10: error: cannot assign a truth value to 'x' (truth values are usable only as conditions)");
+                 "t.w2:7:8: error: cannot assign a truth value to 'x' (truth values are usable only as conditions)");
     expect_error("  int x;\n  if x and x < 1 then x := 1", "t.w2:7:6: error: operand of 'and' must be a truth value, found int");
     expect_error("  int x;\n  if not x then x := 1", "t.w2:7:10: error: operand of 'not' must be a truth value, found int");
-    expect_error("  int x;\n  send (R, X, x = 1)", "t.w2:7:17: error: operand of 'send' is a truth value, not a number");
-    expect_error("  int x;\n  x := -(x < 1)", "t.w2:7:12: error: operand of '-' is a truth value");
-    expect_error("  int x;\n  if (x < 1) = (x > 2) then x := 1", "t.w2:7:9: error: operand of '=' is a truth value");
+    expect_error("  int x;\n  send (R, X, x = 1)", "t.w2:7:15: error: sent value is a truth value, not a number");
+    expect_error("  int x;\n  x := -(x < 1)", "t.w2:7:10: error: operand of '-' is a truth value");
+    expect_error("  int x;\n  if (x < 1) = (x > 2) then x := 1", "t.w2:7:7: error: operand of '=' is a truth value");
 }
 
 static void test_check_literals(void **state)
@@ -708,7 +709,7 @@ static void test_check_constant_indices(void **state)
     expect_error("  int a[10];\n  a[10] := 1",
                  "t.w2:7:5: error: index 10 is out of bounds for 'a' (valid indices are 0 to 9)");
     expect_error("  int a[10];\n  a[-1] := 1", "t.w2:7:5: error: index -1 is out of bounds for 'a'");
-    expect_error("  int a[10];\n  a[2 * 5 - 1 + 1] := 1", "t.w2:7:15: error: index 10 is out of bounds for 'a'");
+    expect_error("  int a[10];\n  a[2 * 5 - 1 + 1] := 1", "t.w2:7:5: error: index 10 is out of bounds for 'a'");
     expect_error("  int a[3][4];\n  a[2][4] := 1",
                  "t.w2:7:8: error: second index 4 is out of bounds for 'a' (valid indices are 0 to 3)");
     expect_error("  float f;\n  receive (L, X, f, hin[10])", "t.w2:7:25: error: index 10 is out of bounds for 'hin'");
@@ -720,12 +721,12 @@ static void test_check_assignments_to_read_only(void **state)
     (void)state;
     expect_error("  cid := 3",
                  "t.w2:6:3: error: cannot assign to 'cid': it is the cell-id variable, which is read-only");
-    expect_error("  receive (L, X, cid)", "t.w2:6:18: error: cannot assign to 'cid'");
+    expect_error("  receive (L, X, cid)", "t.w2:6:18: error: cannot receive into 'cid'");
     expect_error("  int i;\n  for i := 1 to 3 do i := 2",
                  "t.w2:7:22: error: cannot assign to 'i' inside the for loop it controls");
     expect_error("  int i;\n  for i := 1 to 3 do i := 2", "t.w2:7:3: note: the loop over 'i' is here");
-    expect_error("  int i;\n  for i := 1 to 3 do begin receive (L, X, i) end", "t.w2:7:43: error: cannot assign to 'i'");
-    expect_error("  int i;\n  for i := 1 to 3 do for i := 1 to 2 do ;", "t.w2:7:26: error: cannot assign to 'i'");
+    expect_error("  int i;\n  for i := 1 to 3 do begin receive (L, X, i) end", "t.w2:7:43: error: cannot receive into 'i'");
+    expect_error("  int i;\n  for i := 1 to 3 do for i := 1 to 2 do ;", "t.w2:7:26: error: cannot loop again over 'i'");
     expect_error("  int i;\n  function f begin i := 0 end;\n  function g begin call f end;\n"
                  "  for i := 1 to 3 do call g",
                  "t.w2:9:27: error: call to 'g' assigns 'i', the variable of an enclosing for loop");
@@ -754,7 +755,7 @@ static void test_check_host_access(void **state)
                  "t.w2:7:15: error: sent value is int but host variable 'hout' holds float; convert it with float(...)");
     expect_error("  int k;\n  receive (L, X, k, hin[0])",
                  "t.w2:7:21: error: fourth argument of receive is float but 'k' is int; convert it with int(...)");
-    expect_error("  receive (L, X, hout[0])", "t.w2:6:18: error: cannot assign to host variable 'hout'");
+    expect_error("  receive (L, X, hout[0])", "t.w2:6:18: error: cannot receive into host variable 'hout'");
     expect_clean("  int k; float f;\n  receive (L, X, k, int(hin[hn]) + k); receive (L, X, f, hn);\n"
                  "  send (R, Y, f, hout[hn + k]); send (R, X, k, hm)");
 }
@@ -783,6 +784,162 @@ static void test_check_division_by_zero_warns(void **state)
     assert_non_null(strstr(r.text, "t.w2:7:28: warning: 'mod' by zero"));
     free(r.text);
     free(src);
+}
+
+/* ---- Diagnostics a user can act on --------------------------------------------- */
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
+    return n;
+}
+
+/* Slips from C: each character is named with what W2 writes instead, and a //
+ * comment is skipped to the end of its line. */
+static void test_lex_hints_for_c_habits(void **state)
+{
+    (void)state;
+    lexed lx;
+    lex(&lx, "a != b && c || d % e { }\nx // y := ; z\nw");
+    assert_non_null(strstr(lx.out, "t.w2:1:3: error: invalid character '!': W2 writes '!=' as '<>'"));
+    assert_non_null(strstr(lx.out, "t.w2:1:8: error: invalid character '&': W2 writes '&&' as 'and'"));
+    assert_non_null(strstr(lx.out, "t.w2:1:13: error: invalid character '|': W2 writes '||' as 'or'"));
+    assert_non_null(strstr(lx.out, "t.w2:1:18: error: invalid character '%': W2 writes '%' as 'mod'"));
+    assert_non_null(strstr(lx.out, "t.w2:1:22: error: invalid character '{': W2 writes '{' as 'begin'"));
+    assert_non_null(strstr(lx.out, "t.w2:1:24: error: invalid character '}': W2 writes '}' as 'end'"));
+    assert_non_null(strstr(lx.out, "t.w2:2:3: error: comments are written /* ... */ in W2, not //"));
+    assert_int_equal(lx.d.errors, 7);
+    /* a b c d e, x, then w on the next line: the comment's words are gone. */
+    assert_int_equal(lx.n, 8);
+    assert_int_equal(lx.toks[6].loc.line, 3);
+    lex_free(&lx);
+}
+
+/* The lexer skips what it cannot read; the syntax error that follows in the same
+ * statement is its echo and is not shown, and neither is "found end of file"
+ * after an unterminated comment. A later statement's error still is. */
+static void test_lexical_errors_have_no_echo(void **state)
+{
+    (void)state;
+    char *src = program("  int i;\n  i := 3 # 4;\n  i := 1 +;\n  i := 2 /* open\n");
+    result r = compile(src);
+    assert_non_null(strstr(r.text, "t.w2:7:10: error: invalid character '#'"));
+    assert_non_null(strstr(r.text, "t.w2:8:11: error: expected an expression, found ';'"));
+    assert_non_null(strstr(r.text, "t.w2:9:10: error: unterminated comment"));
+    assert_int_equal(count(r.text, "error:"), 3);
+    assert_int_equal(r.errors, 3);
+    assert_false(r.ok);
+    free(r.text);
+    free(src);
+}
+
+static void test_parse_hints(void **state)
+{
+    (void)state;
+    expect_error("  int i;\n  i := i == 1",
+                 "t.w2:7:10: error: comparison for equality is written '=' in W2, not '=='");
+    expect_error("  int i;\n  i := f(2)",
+                 "t.w2:7:9: error: 'f(...)' is not an expression: functions take no arguments and return no value "
+                 "(a statement 'call f' runs one); only int(...) and float(...) take an argument");
+    expect_error("  f(2)", "t.w2:6:4: error: 'f(...)' is not a statement: functions take no arguments, and a "
+                           "function is run with 'call f'");
+    expect_error("  f;", "t.w2:6:3: error: a name alone is not a statement: write 'call f' to run a function, or "
+                         "'f := ...' to assign");
+    expect_error("  int i = 2;", "t.w2:6:9: error: a declaration cannot give 'i' a value: assign it with ':=' "
+                                 "after the declarations");
+    /* A missing token that belongs at the end of a line is shown there. */
+    expect_error("  int i;\n  if i > 1\n  i := 2", "t.w2:7:11: error: expected 'then' after the condition of 'if'");
+}
+
+/* An undeclared name or undefined function is reported once in each function
+ * and once in the body, not at every use. */
+static void test_check_reports_a_name_once(void **state)
+{
+    (void)state;
+    char *src = program("  function f begin q := q + 1; q := 2; call g; call g end\n"
+                        "  function h begin q := 1 end\n"
+                        "  q := q; call g; call g");
+    result r = compile(src);
+    assert_int_equal(count(r.text, "undeclared identifier 'q'"), 3);
+    assert_int_equal(count(r.text, "undefined function 'g'"), 2);
+    assert_int_equal(r.errors, 5);
+    free(r.text);
+    free(src);
+}
+
+/* A cell variable declared before 'cellprogram' is reported, with a note saying
+ * where cell variables go (once), and is then taken as a cell variable. */
+static void test_check_misplaced_cell_variable(void **state)
+{
+    (void)state;
+    result r = compile("module m (r out)\nint r;\nint n, k;\ncellprogram (c : 0 : 1)\nbegin\n"
+                       "  n := 1; k := n; send (R, X, k, r)\nend\n");
+    assert_non_null(strstr(r.text, "t.w2:3:5: error: 'n' is not a parameter of module 'm'"));
+    assert_non_null(strstr(r.text, "t.w2:3:8: error: 'k' is not a parameter of module 'm'"));
+    assert_non_null(strstr(r.text, "t.w2:4:1: note: host variables must be parameters of the module; cell "
+                                   "variables are declared after the cellprogram's 'begin'"));
+    assert_int_equal(count(r.text, "note:"), 1);
+    assert_int_equal(r.errors, 2);
+    free(r.text);
+    /* Named like the cell-id variable: no second error about that. */
+    r = compile("module m (r out)\nint r;\nint c;\ncellprogram (c : 0 : 1)\nbegin\nend\n");
+    assert_int_equal(r.errors, 1);
+    free(r.text);
+}
+
+static void test_check_duplicate_parameter(void **state)
+{
+    (void)state;
+    result r = compile("module m (a in, a out)\nfloat a[2];\ncellprogram (c : 0 : 1)\nbegin\nend\n");
+    assert_non_null(strstr(r.text, "t.w2:1:17: error: parameter 'a' appears twice in the header of module 'm'"));
+    assert_non_null(strstr(r.text, "t.w2:1:11: note: 'a' is first listed here"));
+    assert_int_equal(r.errors, 1);
+    free(r.text);
+}
+
+/* A call to a later function that calls back is named as recursion; one that
+ * does not is only out of order. */
+static void test_check_recursion_through_later_functions(void **state)
+{
+    (void)state;
+    expect_error("  function a begin call b end;\n  function b begin call a end",
+                 "t.w2:6:25: error: call to 'b' leads back to 'a': recursion is not allowed");
+    expect_error("  function a begin call b end;\n  function b begin call c end;\n  function c begin call a end",
+                 "t.w2:6:25: error: call to 'b' leads back to 'a': recursion is not allowed");
+    expect_error("  function a begin if 1 < 2 then begin call b end end;\n  function b begin end",
+                 "t.w2:6:45: error: function 'b' is called before it is defined");
+}
+
+/* Scopes grow with their names: thousands of globals and locals resolve, and
+ * a redeclaration among them still points at the first. */
+static void test_check_many_names(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    ws_buf b = {0};
+    ws_buf_puts(&b, "  int ");
+    for (int i = 0; i < N; i++) ws_buf_printf(&b, "%sv%d", i ? ", " : "", i);
+    ws_buf_puts(&b, ";\n  function f begin int ");
+    for (int i = 0; i < N; i++) ws_buf_printf(&b, "%sl%d", i ? ", " : "", i);
+    ws_buf_puts(&b, ";\n   l0 := 1");
+    for (int i = 1; i < N; i++) ws_buf_printf(&b, "; l%d := l%d + v%d", i, i - 1, i);
+    ws_buf_puts(&b, " end;\n  call f;\n  v7 := v2999");
+    ws_buf_append(&b, "", 1);
+    expect_clean(b.data);
+    ws_buf_free(&b);
+    ws_buf_puts(&b, "  int ");
+    for (int i = 0; i < N; i++) ws_buf_printf(&b, "%sv%d", i ? ", " : "", i);
+    ws_buf_puts(&b, ";\n  float v1500;");
+    ws_buf_append(&b, "", 1);
+    char *src = program(b.data);
+    result r = compile(src);
+    assert_non_null(strstr(r.text, "t.w2:7:9: error: redeclaration of 'v1500'"));
+    assert_non_null(strstr(r.text, "note: 'v1500' was first declared here"));
+    assert_int_equal(r.errors, 1);
+    free(r.text);
+    free(src);
+    ws_buf_free(&b);
 }
 
 static void test_semantic_errors_in_order_after_clean_parse(void **state)
@@ -868,6 +1025,14 @@ int main(void)
         cmocka_unit_test(test_check_division_by_zero_warns),
         cmocka_unit_test(test_semantic_errors_in_order_after_clean_parse),
         cmocka_unit_test(test_random_garbage_never_crashes),
+        cmocka_unit_test(test_lex_hints_for_c_habits),
+        cmocka_unit_test(test_lexical_errors_have_no_echo),
+        cmocka_unit_test(test_parse_hints),
+        cmocka_unit_test(test_check_reports_a_name_once),
+        cmocka_unit_test(test_check_misplaced_cell_variable),
+        cmocka_unit_test(test_check_duplicate_parameter),
+        cmocka_unit_test(test_check_recursion_through_later_functions),
+        cmocka_unit_test(test_check_many_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -711,6 +711,58 @@ static void test_sends_between_cells_ignore_fourth_argument(void **state)
     assert_true(out[0] == 2.0f);
 }
 
+/* A fourth argument that may fault (a division, a cell-array subscript) is
+ * evaluated only on the end cell facing the host on that side: on the other
+ * cells it is ignored, so it must not divide by zero there. One that cannot
+ * fault, and any on a single cell, is evaluated without a test. */
+static void test_fourth_argument_only_on_end_cells(void **state)
+{
+    (void)state;
+    static int32_t out[8];
+    const char *src = "module m (o out)\nint o[8];\ncellprogram (cid : 0 : 2)\nbegin\n"
+                      "  int v;\n"
+                      "  receive (L, X, v, 100 / (2 - cid));\n"
+                      "  send (R, X, v, o[10 / cid - 5])\n"
+                      "end\n";
+    /* The left end divides by 2 for its receive, never by 0 for its send. */
+    memset(out, 0, sizeof out);
+    mock_reset(0, 0, 2);
+    mock_host("o", out, sizeof out);
+    run_cell(src);
+    assert_int_equal(mk.idiv_zero_divisors, 0);
+    assert_int_equal(mk.idiv_calls, 1);
+    assert_int_equal(mk.out_len[2], 1);
+    assert_int_equal((int32_t)mk.out[2][0], 50);
+    /* The right end stores at o[10 / 2 - 5] and never divides by 2 - 2. */
+    mock_reset(2, 0, 2);
+    mock_host("o", out, sizeof out);
+    mk.in[0][0] = 77;
+    mk.in_len[0] = 1;
+    run_cell(src);
+    assert_int_equal(mk.idiv_zero_divisors, 0);
+    assert_int_equal(mk.idiv_calls, 1);
+    assert_int_equal(out[0], 77);
+    /* A middle cell evaluates neither. */
+    mock_reset(1, 0, 2);
+    mock_host("o", out, sizeof out);
+    mk.in[0][0] = 5;
+    mk.in_len[0] = 1;
+    run_cell(src);
+    assert_int_equal(mk.idiv_calls, 0);
+    assert_int_equal((int32_t)mk.out[2][0], 5);
+
+    char *ir = print_ir(src, 0);
+    assert_int_equal((int)(strstr(ir, "ext.use") != NULL), 1);
+    free(ir);
+    ir = print_ir(poly_src, 0);
+    assert_null(strstr(ir, "ext.use"));
+    free(ir);
+    ir = print_ir("module m (o out)\nint o[8];\ncellprogram (cid : 0 : 0)\nbegin\n  int v;\n"
+                  "  receive (L, X, v, 100 / (2 - cid));\n  send (R, X, v, o[10 / (cid + 1) - 5])\nend\n", 0);
+    assert_null(strstr(ir, "ext.use"));
+    free(ir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -725,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_conversions_and_arithmetic),
         cmocka_unit_test(test_locals_start_at_zero_and_arrays_address),
         cmocka_unit_test(test_sends_between_cells_ignore_fourth_argument),
+        cmocka_unit_test(test_fourth_argument_only_on_end_cells),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
