@@ -6,6 +6,7 @@
  *   wb_fold_gates   receives read by their user, sends written by their producer
  *   wb_layout       branches for every fallthrough that is not to the next block
  *   wb_coalesce     copies removed where source and destination never conflict
+ *   wb_swp          innermost counted loops software-pipelined (-O1 and up)
  *   wb_spill_calls  values live across a call to the static frame
  *   wb_schedule     bundles (list scheduling per block)    } again after a spill
  *   wb_regalloc     registers on the bundles' issue clocks  }
@@ -33,8 +34,17 @@ static int check_module(wb_module *mod)
     return 0;
 }
 
-static int compile_function(wb_module *mod, LLVMValueRef fn, const wb_options *opts, ws_buf *text,
-                            ws_buf *frames, uint32_t *bundles, uint32_t *frame_bytes)
+static int has_fixed_blocks(const wb_func *f)
+{
+    for (int id = 0; id < f->nblocks; id++)
+        if (f->blocks[id]->fixed) return 1;
+    return 0;
+}
+
+/* One attempt; 1 if the pipelined loops need more registers than there are, so
+ * the caller compiles the function again without pipelining. */
+static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts, const char *swp_disabled,
+                        ws_buf *text, ws_buf *frames, ws_buf *report, uint32_t *bundles, uint32_t *frame_bytes)
 {
     const char *name = wb_global_symbol(mod, fn);
     if (!name) return -1;
@@ -45,6 +55,10 @@ static int compile_function(wb_module *mod, LLVMValueRef fn, const wb_options *o
         wb_fold_gates(f);
         wb_layout(f);
         wb_coalesce(f);
+        if (opts->opt_level > 0) {
+            wb_swp_options so = {!opts->no_swp, swp_disabled, wb_source_file(mod), report};
+            wb_swp(f, &so);
+        }
         wb_spill_calls(f);
         /* Registers a few short of all: the scheduler's count of live values is an
          * estimate. If allocation still fails where nothing is left to spill, the
@@ -54,6 +68,10 @@ static int compile_function(wb_module *mod, LLVMValueRef fn, const wb_options *o
             wb_schedule(f, limit);
             int r = wb_regalloc(f);
             if (r == 0) break;
+            if (has_fixed_blocks(f)) {
+                wb_func_free(f);
+                return 1;
+            }
             if (r < 0 && limit > PRESSURE_MARGIN) limit -= PRESSURE_MARGIN;
             else if (r < 0 || round == MAX_ALLOC_ROUNDS) {
                 rc = wb_error(mod, "function %s: register allocation failed", name);
@@ -68,6 +86,21 @@ static int compile_function(wb_module *mod, LLVMValueRef fn, const wb_options *o
         *frame_bytes += f->frame_size;
     }
     wb_func_free(f);
+    return rc;
+}
+
+static int compile_function(wb_module *mod, LLVMValueRef fn, const wb_options *opts, ws_buf *text,
+                            ws_buf *frames, uint32_t *bundles, uint32_t *frame_bytes)
+{
+    ws_buf report = {0};
+    int rc = compile_once(mod, fn, opts, NULL, text, frames, &report, bundles, frame_bytes);
+    if (rc == 1) {
+        report.len = 0;
+        rc = compile_once(mod, fn, opts, "register allocation would need spills", text, frames, &report, bundles,
+                          frame_bytes);
+    }
+    if (opts->swp_report && report.len) ws_buf_append(opts->swp_report, report.data, report.len);
+    ws_buf_free(&report);
     return rc;
 }
 

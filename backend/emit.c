@@ -126,6 +126,22 @@ int wb_emit_module_header(wb_module *mod, const wb_options *opts, ws_buf *out)
     return emit_hosts(mod, out);
 }
 
+const char *wb_source_file(wb_module *mod)
+{
+    unsigned n;
+    LLVMValueRef *nodes = named_md(mod->m, "w2.source", &n);
+    const char *name = NULL;
+    if (n) {
+        unsigned k;
+        LLVMValueRef *ops = md_operands(nodes[0], &k);
+        const char *file = k >= 1 ? md_string(ops[0]) : NULL;
+        if (file) name = ws_arena_strndup(&mod->arena, file, strlen(file));
+        free(ops);
+    }
+    free(nodes);
+    return name;
+}
+
 /* ---- Data -------------------------------------------------------------------------------- */
 
 typedef struct image {
@@ -331,7 +347,8 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
     uint8_t *targeted = ws_xcalloc((size_t)f->nblocks, 1);
     for (int id = 0; id < f->nblocks; id++) {
         int op = f->blocks[id]->term.op;
-        if (op == WT_OP_JMP || op == WT_OP_BZ || op == WT_OP_BNZ) targeted[f->blocks[id]->term.target] = 1;
+        if (op == WT_OP_JMP || op == WT_OP_BZ || op == WT_OP_BNZ || op == WT_OP_DBNZ)
+            targeted[f->blocks[id]->term.target] = 1;
     }
     for (int oi = 0; oi < f->norder; oi++) {
         int id = f->order[oi];
@@ -366,6 +383,7 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
     for (int oi = 0; oi < f->norder; oi++) {
         const wb_block *b = f->blocks[f->order[oi]];
         if (L.name[b->id]) ws_buf_printf(out, "%s:\n", L.name[b->id]);
+        if (b->comment) ws_buf_puts(out, b->comment);
         if (loop_end[b->id]) {
             int len = 0;
             for (int oj = oi; oj < loop_end[b->id]; oj++) len += f->blocks[f->order[oj]]->len;

@@ -19,6 +19,26 @@ static void ins_gen_kill(const wb_ins *in, uint64_t *gen, uint64_t *kill)
         if (wb_is_vreg(in->s[k])) wb_bit_set(gen, (int)in->s[k].v);
 }
 
+/* A block scheduled by the pipeliner is read clock by clock, not in list order:
+ * the operations of one clock read their sources before any of them writes. */
+static void fixed_gen_kill(const wb_block *b, uint64_t *gen, uint64_t *kill)
+{
+    for (int c = b->len - 1; c >= 0; c--) {
+        for (int i = -1; i < b->nins; i++) {
+            const wb_ins *in = i < 0 ? &b->term : &b->ins[i];
+            if (in->op == WT_OP_NONE || in->cycle != c || !wb_has_dest(in->op) || !wb_is_vreg(in->d)) continue;
+            wb_bit_set(kill, (int)in->d.v);
+            wb_bit_clear(gen, (int)in->d.v);
+        }
+        for (int i = -1; i < b->nins; i++) {
+            const wb_ins *in = i < 0 ? &b->term : &b->ins[i];
+            if (in->op == WT_OP_NONE || in->cycle != c) continue;
+            for (int k = 0; k < wb_nsrc(in->op); k++)
+                if (wb_is_vreg(in->s[k])) wb_bit_set(gen, (int)in->s[k].v);
+        }
+    }
+}
+
 wb_live *wb_liveness(const wb_func *f)
 {
     wb_live *l = ws_xcalloc(1, sizeof *l);
@@ -35,6 +55,10 @@ wb_live *wb_liveness(const wb_func *f)
     for (int id = 0; id < nb; id++) {
         const wb_block *b = f->blocks[id];
         uint64_t *g = gen + (size_t)id * w, *k = kill + (size_t)id * w;
+        if (b->fixed) {
+            fixed_gen_kill(b, g, k);
+            continue;
+        }
         ins_gen_kill(&b->term, g, k);
         for (int i = b->nins - 1; i >= 0; i--) ins_gen_kill(&b->ins[i], g, k);
         for (int e = 0; e < b->nedges; e++)

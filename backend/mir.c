@@ -321,7 +321,7 @@ int wb_succs(const wb_block *b, int succ[2])
 {
     int n = 0;
     int op = b->term.op;
-    if (op == WT_OP_BZ || op == WT_OP_BNZ || op == WT_OP_JMP) succ[n++] = b->term.target;
+    if (op == WT_OP_BZ || op == WT_OP_BNZ || op == WT_OP_DBNZ || op == WT_OP_JMP) succ[n++] = b->term.target;
     if (b->fall >= 0 && (n == 0 || succ[0] != b->fall)) succ[n++] = b->fall;
     return n;
 }

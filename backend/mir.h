@@ -66,6 +66,8 @@ typedef struct wb_block {
     wb_edge *edges;
     int nedges;
     int len;              /* bundles, after scheduling */
+    int fixed;            /* scheduled by the pipeliner: cycles, mops and len are final */
+    const char *comment;  /* printed before the block's first bundle, or NULL */
 } wb_block;
 
 enum { WB_V_SPILLTEMP = 1 };  /* vreg flags */
@@ -134,6 +136,62 @@ void wb_format_ins(ws_buf *out, const wb_func *f, const wb_ins *in, int op,
 /* The machine IR as text, for tests and debugging. */
 void wb_mir_print(const wb_func *f, ws_buf *out);
 
+/* ---- modsched.c: the modulo scheduler, on a graph of its own ----------------- */
+
+/* A node issues as one piece: usually one operation; several when a received word
+ * is read straight from its gate by all its users, which must then share a bundle
+ * (a gate is dequeued once a bundle). Each operation may run as its own machine op
+ * or an alternative (a copy: mv or mov; an address sum: iadd or lea). */
+enum { WB_MNODE_OPS = 6 };
+typedef struct wb_mnode {
+    int nops;
+    int op[WB_MNODE_OPS];      /* machine ops */
+    int alt[WB_MNODE_OPS];     /* an alternative machine op, or WT_OP_NONE */
+    int gate_ops;              /* gate operations (iWarp: per clock at most gate_ops_per_clock) */
+} wb_mnode;
+
+/* issue(to) >= issue(from) + lat - II * dist */
+typedef struct wb_medge { int from, to, lat, dist; } wb_medge;
+
+typedef struct wb_mgraph {
+    const wt_model *model;
+    int n, ne;
+    wb_mnode *node;
+    wb_medge *edge;
+} wb_mgraph;
+
+typedef struct wb_msched {
+    int res_mii, rec_mii, mii;
+    const char *res_bound;     /* the unit class (or "gate operations") behind ResMII */
+    int ii;                    /* 0 if no schedule was found up to the limit */
+    int stages;
+    int *time;                 /* per node: issue clock of iteration 0, from 0 */
+    int (*mop)[WB_MNODE_OPS];  /* per node and operation: the machine op chosen */
+    ws_buf tried;              /* one line per II tried and failed, and why */
+} wb_msched;
+
+/* ResMII over the model's units and RecMII over the graph's cycles. */
+int wb_res_mii(const wb_mgraph *g, const char **bound);
+int wb_rec_mii(const wb_mgraph *g);   /* 0 when the graph has no cycle */
+/* Iterative modulo scheduling (Rau) from MII up to max_ii; 0 on success. */
+int wb_modulo_schedule(const wb_mgraph *g, int max_ii, wb_msched *out);
+void wb_msched_free(wb_msched *s);
+
+/* ---- swp.c: software pipelining of innermost loops ------------------------- */
+
+typedef struct wb_swp_options {
+    int enable;                /* -fno-swp clears it */
+    const char *disabled;      /* when set, loops are analysed and reported with this reason, not changed */
+    const char *file;          /* the source file, for the report */
+    ws_buf *report;            /* one line per loop, or NULL */
+} wb_swp_options;
+
+/* Pipelines every single-block counted loop it can: the loop becomes an entry
+ * check, a prologue, a kernel and an epilogue, scheduled here (the list scheduler
+ * leaves them alone), and the original block stays for short and leftover trip
+ * counts. Appends a report line per loop. */
+void wb_swp(wb_func *f, const wb_swp_options *o);
+
 /* ---- live.c: liveness over virtual registers -------------------------------- */
 
 typedef struct wb_live {
@@ -189,6 +247,7 @@ int wb_regalloc(wb_func *f);                                 /* regalloc.c */
 
 /* emit.c */
 int wb_emit_module_header(wb_module *mod, const wb_options *opts, ws_buf *out);
+const char *wb_source_file(wb_module *mod);                   /* !w2.source, or NULL */
 /* .bss (globals, then the frames' text), then .data. */
 int wb_emit_globals(wb_module *mod, ws_buf *out, const ws_buf *frames);
 void wb_emit_frame(const wb_func *f, ws_buf *out);

@@ -154,6 +154,28 @@ static void build_ranges(wb_func *f, rangeset *ranges, uint8_t **dead_of)
         base += b->len;
         free(ins);
     }
+    /* A write still in flight when its block ends (a pipelined loop's kernel and
+     * prologue leave some) lands in the first clocks of whichever block comes
+     * next: the register stays taken until then. */
+    int *start = ws_xcalloc((size_t)f->nblocks + 1, sizeof *start);
+    for (int oi = 0, at = 0; oi < f->norder; oi++) {
+        start[f->order[oi]] = at;
+        at += f->blocks[f->order[oi]]->len;
+    }
+    for (int id = 0; id < f->nblocks; id++) {
+        const wb_block *b = f->blocks[id];
+        int succ[2], ns = wb_succs(b, succ);
+        for (int i = 0; i < b->nins; i++) {
+            const wb_ins *in = &b->ins[i];
+            if (!wb_has_dest(in->op) || !wb_is_vreg(in->d) || dead_of[id][i]) continue;
+            int spill = in->cycle + wt_ops[in->mop].latency[f->model->id] - b->len;
+            for (int k = 0; k < ns && spill > 0; k++) {
+                int len = f->blocks[succ[k]]->len;
+                rs_add(&ranges[in->d.v], start[succ[k]], start[succ[k]] + (spill < len ? spill : len));
+            }
+        }
+    }
+    free(start);
     for (int v = 1; v < f->nvregs; v++) rs_normalize(&ranges[v]);
     free(live);
     free(end);

@@ -368,7 +368,8 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
 
 void wb_schedule(wb_func *f, int limit)
 {
-    for (int id = 0; id < f->nblocks; id++) legalize_literals(f, id);
+    for (int id = 0; id < f->nblocks; id++)
+        if (!f->blocks[id]->fixed) legalize_literals(f, id);
     wb_live *l = wb_liveness(f);
     size_t w = (size_t)l->words;
     pressure pr = {.limit = limit};
@@ -383,7 +384,7 @@ void wb_schedule(wb_func *f, int limit)
             pr.count += pr.live[v];
             pr.uses_left[v] = 0;
         }
-        schedule_block(f, f->blocks[id], &pr);
+        if (!f->blocks[id]->fixed) schedule_block(f, f->blocks[id], &pr);
     }
     free(pr.uses_left);
     free(pr.live);

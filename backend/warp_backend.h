@@ -15,6 +15,10 @@ typedef struct wb_options {
     const wt_model *model;  /* -mcpu */
     int opt_level;          /* 0..3 */
     int debug_info;         /* -g: emit .loc and keep variables findable */
+    int no_swp;             /* -fno-swp: no software pipelining */
+    ws_buf *swp_report;     /* if set, one line per innermost loop (-Rpass=swp):
+                               "FILE:LINE: II=n MII=m (ResMII=r, RecMII=c) stages=s"
+                               or "FILE:LINE: not pipelined: why" */
 } wb_options;
 
 /* Runs LLVM's default<O1..3> pipeline (nothing at O0). 0 on success; else -1 and

@@ -32,6 +32,8 @@ typedef struct driver {
     int debug_info;
     int werror;
     int nostartfiles;
+    int no_swp;            /* -fno-swp */
+    int remark_swp;        /* -Rpass=swp */
     stop_stage stop;
     const char *output;
     const char **inputs;
@@ -56,6 +58,8 @@ static void usage(FILE *out)
             "                    .s, .o or .ll under -S, -c, -emit-llvm)\n"
             "  -Werror           treat warnings as errors\n"
             "  -nostartfiles     do not link crt0.o\n"
+            "  -fno-swp          do not software-pipeline loops (at -O1 and up they are)\n"
+            "  -Rpass=swp        report on stderr how each innermost loop was pipelined\n"
             "  --help, --version\n");
 }
 
@@ -163,8 +167,21 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
         LLVMDisposeMessage(ir);
         goto done;
     }
-    wb_options bopts = {.model = d->model, .opt_level = d->opt_level, .debug_info = d->debug_info};
-    if (wb_emit_assembly(m, &bopts, &asm_text, err, sizeof err) != 0) {
+    ws_buf remarks = {0};
+    wb_options bopts = {.model = d->model, .opt_level = d->opt_level, .debug_info = d->debug_info,
+                        .no_swp = d->no_swp, .swp_report = d->remark_swp ? &remarks : NULL};
+    int brc = wb_emit_assembly(m, &bopts, &asm_text, err, sizeof err);
+    /* Remarks as clang prints them: on stderr, one per loop, "FILE:LINE: remark: ..." */
+    for (const char *p = remarks.data; p && p < remarks.data + remarks.len;) {
+        const char *e = memchr(p, '\n', (size_t)(remarks.data + remarks.len - p));
+        if (!e) break;
+        const char *colon = strstr(p, ": ");
+        if (colon && colon < e) fprintf(stderr, "%.*s: remark: %.*s [-Rpass=swp]\n", (int)(colon - p), p,
+                                        (int)(e - colon - 2), colon + 2);
+        p = e + 1;
+    }
+    ws_buf_free(&remarks);
+    if (brc != 0) {
         ws_file_error(path, "%s", err);
         goto done;
     }
@@ -321,6 +338,12 @@ static int parse_args(driver *d, int argc, char **argv)
             d->werror = 1;
         } else if (strcmp(a, "-nostartfiles") == 0) {
             d->nostartfiles = 1;
+        } else if (strcmp(a, "-fno-swp") == 0) {
+            d->no_swp = 1;
+        } else if (strcmp(a, "-fswp") == 0) {
+            d->no_swp = 0;
+        } else if (strcmp(a, "-Rpass=swp") == 0) {
+            d->remark_swp = 1;
         } else if (strcmp(a, "-o") == 0) {
             if (++i >= argc) {
                 fprintf(stderr, "warp-cc: missing file name after '-o'\n");

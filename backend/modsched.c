@@ -1,0 +1,334 @@
+/* The modulo scheduler: iterative modulo scheduling (B. R. Rau, "Iterative modulo
+ * scheduling", MICRO-27, 1994) over a graph of its own, so that the tests can
+ * hand it graphs and swp.c can hand it loops.
+ *
+ * A schedule gives every node an issue clock for iteration 0; iteration i issues
+ * it II clocks later per iteration. An edge (from, to, lat, dist) requires
+ * time[to] + II * dist >= time[from] + lat. The resources of a row of the
+ * modulo reservation table (the clocks equal modulo II) are the bundle's slots
+ * per unit class and, on iWarp, its gate operations a clock. A non-pipelined
+ * operation (issue interval > 1) takes one slot in its row and its whole class in
+ * the rows after, as the list scheduler has it (the assembler picks the slot
+ * within a class, so the divide's slot cannot be told apart).
+ *
+ * MII is the larger of ResMII (the busiest class) and RecMII (the tightest
+ * cycle: sum of latencies over sum of distances, rounded up). The search starts
+ * at MII and gives each II a budget of placements; a node that finds no free row
+ * in its window [Estart, Estart + II) is forced in and evicts what it collides
+ * with, and what it made late. */
+#include "mir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+static int op_cost(const wt_model *m, int op)
+{
+    int ivl = wt_ops[op].interval[m->id];
+    return ivl > 1 ? 1 + (ivl - 1) * (int)wt_class_slots(wt_ops[op].uclass) : 1;
+}
+
+int wb_res_mii(const wb_mgraph *g, const char **bound)
+{
+    int load[WT_NUCLASSES] = {0}, gate_ops = 0;
+    /* Operations with one class first, then each flexible one where it costs the
+     * least relative to the class's slots. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < g->n; i++)
+            for (int k = 0; k < g->node[i].nops; k++) {
+                int op = g->node[i].op[k], alt = g->node[i].alt[k];
+                if ((alt != WT_OP_NONE) != pass) continue;
+                int c = wt_ops[op].uclass;
+                if (alt != WT_OP_NONE) {
+                    int c2 = wt_ops[alt].uclass;
+                    int s1 = (int)wt_class_slots(c), s2 = (int)wt_class_slots(c2);
+                    if ((load[c2] + op_cost(g->model, alt)) * s1 < (load[c] + op_cost(g->model, op)) * s2) {
+                        op = alt;
+                        c = c2;
+                    }
+                }
+                load[c] += op_cost(g->model, op);
+            }
+    for (int i = 0; i < g->n; i++) gate_ops += g->node[i].gate_ops;
+    int mii = 1;
+    *bound = "none";
+    for (int c = 1; c < WT_NUCLASSES; c++) {
+        int need = load[c] ? ceil_div(load[c], (int)wt_class_slots(c)) : 0;
+        if (need > mii || (need == mii && load[c] && !strcmp(*bound, "none"))) {
+            mii = need;
+            *bound = wt_unit_class_name(c);
+        }
+    }
+    unsigned per_clock = g->model->gate_ops_per_clock;
+    if (per_clock && ceil_div(gate_ops, (int)per_clock) > mii) {
+        mii = ceil_div(gate_ops, (int)per_clock);
+        *bound = "gate operations";
+    }
+    return mii;
+}
+
+/* Is there a cycle whose latency exceeds II times its distance? Bellman-Ford for
+ * longest paths from a virtual source joined to every node. */
+static int positive_cycle(const wb_mgraph *g, int ii, int *len)
+{
+    for (int i = 0; i < g->n; i++) len[i] = 0;
+    for (int round = 0; round <= g->n; round++) {
+        int changed = 0;
+        for (int e = 0; e < g->ne; e++) {
+            const wb_medge *x = &g->edge[e];
+            int w = len[x->from] + x->lat - ii * x->dist;
+            if (w > len[x->to]) {
+                len[x->to] = w;
+                changed = 1;
+            }
+        }
+        if (!changed) return 0;
+    }
+    return 1;
+}
+
+int wb_rec_mii(const wb_mgraph *g)
+{
+    int hi = 1;
+    for (int e = 0; e < g->ne; e++) hi += g->edge[e].lat > 0 ? g->edge[e].lat : 0;
+    int *len = ws_xcalloc((size_t)g->n + 1, sizeof *len);
+    int rec;
+    if (positive_cycle(g, hi, len)) {
+        rec = -1;   /* a cycle within one iteration: no II can schedule it */
+    } else if (!positive_cycle(g, 1, len)) {
+        /* Nothing binds beyond one clock; say 1 if there is a recurrence at all
+         * (a cycle through a loop-carried edge), 0 if there is none. */
+        wb_mgraph unit = *g;
+        unit.edge = ws_xcalloc((size_t)g->ne + 1, sizeof *unit.edge);
+        for (int e = 0; e < g->ne; e++) unit.edge[e] = (wb_medge){g->edge[e].from, g->edge[e].to, 1, 0};
+        rec = positive_cycle(&unit, 0, len) ? 1 : 0;
+        free(unit.edge);
+    } else {
+        int lo = 2;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (positive_cycle(g, mid, len)) lo = mid + 1;
+            else hi = mid;
+        }
+        rec = lo;
+    }
+    free(len);
+    return rec;
+}
+
+/* ---- The reservation table ---------------------------------------------------- */
+
+typedef struct mrt {
+    int ii;
+    int (*used)[WT_NUCLASSES];
+    int *gate;
+} mrt;
+
+static void take(const wb_mgraph *g, mrt *t, int op, int time, int sign)
+{
+    int c = wt_ops[op].uclass, r = time % t->ii;
+    int ivl = wt_ops[op].interval[g->model->id];
+    t->used[r][c] += sign;
+    for (int k = 1; k < ivl; k++) t->used[(r + k) % t->ii][c] += sign * (int)wt_class_slots(c);
+}
+
+static int op_fits(const wb_mgraph *g, const mrt *t, int op, int time)
+{
+    int c = wt_ops[op].uclass, r = time % t->ii, slots = (int)wt_class_slots(c);
+    int ivl = wt_ops[op].interval[g->model->id];
+    if (ivl > t->ii) return 0;
+    if (t->used[r][c] + 1 > slots) return 0;
+    for (int k = 1; k < ivl; k++)
+        if (t->used[(r + k) % t->ii][c] > 0) return 0;
+    return 1;
+}
+
+/* Chooses each operation's machine op so the node fits at `time`; takes the
+ * resources and returns 1, or takes nothing and returns 0. */
+static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
+{
+    const wb_mnode *x = &g->node[i];
+    unsigned per_clock = g->model->gate_ops_per_clock;
+    int r = time % t->ii;
+    if (per_clock && x->gate_ops && t->gate[r] > 0 && t->gate[r] + x->gate_ops > (int)per_clock) return 0;
+    int k;
+    for (k = 0; k < x->nops; k++) {
+        if (op_fits(g, t, x->op[k], time)) mop[k] = x->op[k];
+        else if (x->alt[k] != WT_OP_NONE && op_fits(g, t, x->alt[k], time)) mop[k] = x->alt[k];
+        else break;
+        take(g, t, mop[k], time, +1);
+    }
+    if (k < x->nops) {
+        while (k-- > 0) take(g, t, mop[k], time, -1);
+        return 0;
+    }
+    t->gate[r] += x->gate_ops;
+    return 1;
+}
+
+static void node_remove(const wb_mgraph *g, mrt *t, int i, int time, const int *mop)
+{
+    for (int k = 0; k < g->node[i].nops; k++) take(g, t, mop[k], time, -1);
+    t->gate[time % t->ii] -= g->node[i].gate_ops;
+}
+
+/* Does node j, at its time, hold a resource that node i needs in the rows it
+ * would occupy at `time`? */
+static int collides(const wb_mgraph *g, int ii, int i, int time, int j, int jtime, const int *jmop)
+{
+    const wb_mnode *x = &g->node[i], *y = &g->node[j];
+    if (g->model->gate_ops_per_clock && x->gate_ops && y->gate_ops && time % ii == jtime % ii) return 1;
+    for (int a = 0; a < x->nops; a++) {
+        int rows_a = wt_ops[x->op[a]].interval[g->model->id];
+        for (int b = 0; b < y->nops; b++) {
+            int cx = wt_ops[x->op[a]].uclass, cx2 = x->alt[a] ? (int)wt_ops[x->alt[a]].uclass : -1;
+            int cy = wt_ops[jmop[b]].uclass;
+            if (cy != cx && cy != cx2) continue;
+            int rows_b = wt_ops[jmop[b]].interval[g->model->id];
+            for (int p = 0; p < rows_a; p++)
+                for (int q = 0; q < rows_b; q++)
+                    if ((time + p) % ii == (jtime + q) % ii) return 1;
+        }
+    }
+    return 0;
+}
+
+static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
+{
+    int n = g->n;
+    int *height = ws_xcalloc((size_t)n + 1, sizeof *height);
+    int *order = ws_xcalloc((size_t)n + 1, sizeof *order);
+    int *prev = ws_xcalloc((size_t)n + 1, sizeof *prev);
+    mrt t = {ii, ws_xcalloc((size_t)ii, sizeof *t.used), ws_xcalloc((size_t)ii, sizeof *t.gate)};
+    /* Height: the longest path to any node's end, under this II. */
+    for (int round = 0; round <= n; round++) {
+        int changed = 0;
+        for (int e = 0; e < g->ne; e++) {
+            const wb_medge *x = &g->edge[e];
+            int h = height[x->to] + x->lat - ii * x->dist;
+            if (h > height[x->from]) {
+                height[x->from] = h;
+                changed = 1;
+            }
+        }
+        if (!changed) break;
+    }
+    for (int i = 0; i < n; i++) {
+        order[i] = i;
+        out->time[i] = -1;
+        prev[i] = -1;
+    }
+    for (int i = 1; i < n; i++) {   /* stable insertion sort: height down, index up */
+        int v = order[i], j = i;
+        while (j > 0 && height[order[j - 1]] < height[v]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = v;
+    }
+    int horizon = 1;
+    for (int e = 0; e < g->ne; e++) horizon += g->edge[e].lat > 0 ? g->edge[e].lat : 0;
+    horizon += n * ii;
+    int budget = 8 * n + 16, left = n, ok = 1;
+    *why = NULL;
+    while (left > 0) {
+        if (budget-- <= 0) {
+            *why = "the placement budget ran out (resources and recurrences collide)";
+            ok = 0;
+            break;
+        }
+        int i = -1;
+        for (int k = 0; k < n && i < 0; k++)
+            if (out->time[order[k]] < 0) i = order[k];
+        int estart = 0;
+        for (int e = 0; e < g->ne; e++) {
+            const wb_medge *x = &g->edge[e];
+            if (x->to != i || out->time[x->from] < 0 || x->from == i) continue;
+            int s = out->time[x->from] + x->lat - ii * x->dist;
+            if (s > estart) estart = s;
+        }
+        int at = -1;
+        for (int c = estart; c < estart + ii && at < 0; c++)
+            if (node_place(g, &t, i, c, out->mop[i])) at = c;
+        if (at < 0) {
+            at = prev[i] < 0 || estart > prev[i] ? estart : prev[i] + 1;
+            if (at > horizon) {
+                *why = "nodes kept moving later (no row fits)";
+                ok = 0;
+                break;
+            }
+            for (int j = 0; j < n; j++) {
+                if (j == i || out->time[j] < 0 || !collides(g, ii, i, at, j, out->time[j], out->mop[j])) continue;
+                node_remove(g, &t, j, out->time[j], out->mop[j]);
+                out->time[j] = -1;
+                left++;
+            }
+            if (!node_place(g, &t, i, at, out->mop[i])) {
+                *why = "an operation does not fit in any row";
+                ok = 0;
+                break;
+            }
+        }
+        out->time[i] = at;
+        prev[i] = at;
+        left--;
+        for (int e = 0; e < g->ne; e++) {
+            const wb_medge *x = &g->edge[e];
+            int j = x->to;
+            if (x->from != i || j == i || out->time[j] < 0) continue;
+            if (out->time[j] + ii * x->dist < at + x->lat) {
+                node_remove(g, &t, j, out->time[j], out->mop[j]);
+                out->time[j] = -1;
+                left++;
+            }
+        }
+    }
+    if (ok) {
+        int lo = out->time[0];
+        for (int i = 0; i < n; i++) lo = out->time[i] < lo ? out->time[i] : lo;
+        int hi = 0;
+        for (int i = 0; i < n; i++) {
+            out->time[i] -= lo - (lo % ii);   /* keep the rows: shift by whole IIs */
+            hi = out->time[i] > hi ? out->time[i] : hi;
+        }
+        out->stages = hi / ii + 1;
+    }
+    free(height);
+    free(order);
+    free(prev);
+    free(t.used);
+    free(t.gate);
+    return ok;
+}
+
+int wb_modulo_schedule(const wb_mgraph *g, int max_ii, wb_msched *out)
+{
+    memset(out, 0, sizeof *out);
+    out->time = ws_xcalloc((size_t)g->n + 1, sizeof *out->time);
+    out->mop = ws_xcalloc((size_t)g->n + 1, sizeof *out->mop);
+    out->res_mii = wb_res_mii(g, &out->res_bound);
+    out->rec_mii = wb_rec_mii(g);
+    if (out->rec_mii < 0) {
+        ws_buf_printf(&out->tried, "a dependence cycle has distance 0: it cannot be scheduled\n");
+        return -1;
+    }
+    out->mii = out->res_mii > out->rec_mii ? out->res_mii : out->rec_mii;
+    for (int ii = out->mii; ii <= max_ii; ii++) {
+        const char *why;
+        if (try_ii(g, ii, out, &why)) {
+            out->ii = ii;
+            return 0;
+        }
+        ws_buf_printf(&out->tried, "II=%d failed: %s\n", ii, why);
+    }
+    return -1;
+}
+
+void wb_msched_free(wb_msched *s)
+{
+    free(s->time);
+    free(s->mop);
+    ws_buf_free(&s->tried);
+    memset(s, 0, sizeof *s);
+}

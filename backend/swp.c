@@ -1,0 +1,874 @@
+/* Software pipelining of innermost loops (modulo scheduling with modulo variable
+ * expansion, after M. Lam, "Software pipelining: an effective scheduling
+ * technique for VLIW machines", PLDI 1988, written for Warp).
+ *
+ * A candidate is a block that branches back to itself on an exit test of the form
+ * the frontend's `for` gives (an induction variable stepped by +1 or -1, tested
+ * for equality with a loop-invariant bound), with no call in the function. The
+ * body is rewritten on a list of its own before it is scheduled:
+ *   - copies between values of the body disappear: a read of the copy reads its
+ *     source, from the same or the previous iteration (the loop's phis);
+ *   - an address i*4 (shl or imul by a constant of an induction variable) becomes
+ *     an induction variable of its own, stepped by an add;
+ *   - what only feeds the exit test dies (the kernel counts with dbnz);
+ *   - literals move to registers loaded before the loop: a bundle has two
+ *     literal fields, a kernel row would run out of them;
+ *   - a received word whose every user reads it in the same iteration is read
+ *     straight from its gate by all of them, in one bundle (one dequeue).
+ * The graph's edges are the latencies of values (of this or the previous
+ * iteration), memory order, and the gate rules that keep the array free of
+ * deadlock: reads of a queue and writes of a gate stay in order, a host feed
+ * completes before the read it feeds, and a receive from a side comes strictly
+ * after every send toward that side that preceded it in the program.
+ *
+ * The kernel is unrolled u times so that no value lives longer than u*II clocks
+ * in one register (modulo variable expansion); iteration i uses copy i mod u of
+ * every value. With N iterations, the pipeline runs N' = S-1 + m*u of them (S
+ * stages, m kernel passes, m >= 1); the original block, kept as it was, runs the
+ * N - N' left over, or all of them when N is too small. The layout is
+ *
+ *   entry:    N, m, r = (N - S + 1) mod u; first values; if N < S-1+u goto loop
+ *   prologue: the first S-1 stages' clocks        } scheduled here, clock by
+ *   kernel:   u*II clocks, dbnz m -> kernel         } clock, the list scheduler
+ *   epilogue: the last S-1 stages, then drains      } leaves them alone
+ *   exit:     the values the rest of the program reads; if r = 0 skip the loop
+ *   loop:     the original block (r more iterations)
+ */
+#include "mir.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_BODY = 160, MAX_UNROLL = 16, MAX_II = 64 };
+
+typedef struct bop {
+    wb_ins in;            /* sources: body values, invariants, gates */
+    int dist[3];          /* per source that is a body value: iterations back */
+    int live;
+    int group;            /* the op whose node it issues with (itself, usually) */
+    int node;
+    int time;             /* issue clock of iteration 0 */
+    int mop;
+} bop;
+
+typedef struct alias { int v, dist; } alias;
+
+typedef struct loop {
+    wb_func *f;
+    const wb_swp_options *o;
+    int id, exit;
+    int nv;               /* vregs when the pass began: the body's names */
+    bop *op;
+    int nop;
+    int *def;             /* per vreg: its defining op, -1 if none in the body */
+    alias *al;            /* per vreg defined by an eliminated copy: what it reads */
+    int *init;            /* per body value read from the previous iteration: its value before the loop */
+    wb_ins *einit;        /* entry-block operations computing some of those */
+    int neinit;
+    /* the induction variable of the exit test */
+    int iv, iv_step, iv_init, bound_is_vreg;
+    wb_opnd bound;
+    int test_dist;
+    const char *why;      /* why not pipelined */
+    char whybuf[160];
+} loop;
+
+static int is_body_value(const loop *L, wb_opnd o) { return wb_is_vreg(o) && (int)o.v < L->nv && L->def[o.v] >= 0; }
+
+static int is_gate_read(wb_opnd o) { return o.kind == WB_O_REG && wt_opnd_is_gate(o.v); }
+
+static int writes_gate_like(const wb_ins *in)
+{
+    return wb_has_dest(in->op) && in->d.kind == WB_O_REG &&
+           (wt_opnd_is_gate(in->d.v) || wt_opnd_is_feed(in->d.v) || wt_opnd_is_addr(in->d.v));
+}
+
+/* Records the first reason a loop cannot be pipelined; returns 0 (failure). */
+static int fail(loop *L, const char *why)
+{
+    if (!L->why) L->why = why;
+    return 0;
+}
+
+/* ---- Reading the body ------------------------------------------------------------ */
+
+/* The body as operations on values: each body value defined once, copies between
+ * body values folded into the reads. */
+static int read_body(loop *L)
+{
+    wb_func *f = L->f;
+    wb_block *b = f->blocks[L->id];
+    if (b->nins > MAX_BODY) return fail(L, "the body is too long to pipeline");
+    L->def = ws_xcalloc((size_t)L->nv, sizeof *L->def);
+    L->al = ws_xcalloc((size_t)L->nv, sizeof *L->al);
+    L->init = ws_xcalloc((size_t)L->nv, sizeof *L->init);
+    for (int v = 0; v < L->nv; v++) L->def[v] = -1;
+    for (int i = 0; i < b->nins; i++) {
+        const wb_ins *in = &b->ins[i];
+        if (wb_is_term_op(in->op)) return fail(L, "the body has a branch or call");
+        if (!wb_has_dest(in->op) || !wb_is_vreg(in->d)) continue;
+        if (L->def[in->d.v] >= 0) return fail(L, "a value is assigned twice in one iteration");
+        L->def[in->d.v] = i;
+    }
+    L->op = ws_xcalloc((size_t)b->nins + 1, sizeof *L->op);
+    for (int i = 0; i < b->nins; i++) {
+        bop *x = &L->op[L->nop];
+        x->in = b->ins[i];
+        int drop = 0;
+        for (int k = 0; k < wb_nsrc(x->in.op); k++) {
+            wb_opnd s = x->in.s[k];
+            if (!is_body_value(L, s)) continue;
+            int v = (int)s.v, d = L->def[v] < i ? 0 : 1;
+            if (d == 1) {
+                /* Iteration 0 reads what the register held before the loop. */
+                if (L->al[v].v) {
+                    /* v is an eliminated copy defined later: the copy's source,
+                     * one iteration further back. */
+                    int w = L->al[v].v, dw = L->al[v].dist + 1;
+                    if (dw > 1) return fail(L, "a value crosses two iterations");
+                    if (L->init[w] && L->init[w] != v) return fail(L, "a value enters the loop in two registers");
+                    L->init[w] = v;
+                    v = w;
+                } else {
+                    if (L->init[v] && L->init[v] != v) return fail(L, "a value enters the loop in two registers");
+                    L->init[v] = v;
+                }
+            } else if (L->al[v].v) {
+                d = L->al[v].dist;
+                v = L->al[v].v;
+            }
+            x->in.s[k].v = (uint32_t)v;
+            x->dist[k] = d;
+        }
+        /* A copy between body values: later reads go to its source. */
+        if (x->in.op == WB_COPY && wb_is_vreg(x->in.d) && is_body_value(L, b->ins[i].s[0])) {
+            L->al[x->in.d.v] = (alias){(int)x->in.s[0].v, x->dist[0]};
+            drop = 1;
+        }
+        if (!drop) L->op[L->nop++] = *x;
+    }
+    /* A copy read before it is defined (a phi) resolved above only if its alias
+     * was known; reads that met it first were resolved to the copy itself. */
+    for (int i = 0; i < L->nop; i++)
+        for (int k = 0; k < wb_nsrc(L->op[i].in.op); k++) {
+            wb_opnd *s = &L->op[i].in.s[k];
+            if (!is_body_value(L, *s) || !L->al[s->v].v) continue;
+            int v = (int)s->v, w = L->al[v].v, d = L->op[i].dist[k] + L->al[v].dist;
+            if (d > 1) return fail(L, "a value crosses two iterations");
+            if (d == 1) {
+                if (L->init[w] && L->init[w] != v) return fail(L, "a value enters the loop in two registers");
+                L->init[w] = v;
+            }
+            s->v = (uint32_t)w;
+            L->op[i].dist[k] = d;
+        }
+    /* Definitions by position in the new list. */
+    for (int v = 0; v < L->nv; v++) L->def[v] = -1;
+    for (int i = 0; i < L->nop; i++)
+        if (wb_has_dest(L->op[i].in.op) && wb_is_vreg(L->op[i].in.d)) L->def[L->op[i].in.d.v] = i;
+    return 1;
+}
+
+/* Follows eliminated copies: the body value v stands for, and how many
+ * iterations back. */
+static alias resolve(const loop *L, int v)
+{
+    alias a = {v, 0};
+    for (int guard = 0; guard < 8 && a.v < L->nv && L->def[a.v] < 0 && L->al[a.v].v; guard++) {
+        a.dist += L->al[a.v].dist;
+        a.v = L->al[a.v].v;
+    }
+    return a;
+}
+
+/* An induction variable: x = x(previous iteration) + K, K a literal. */
+static int iv_step(const loop *L, int x, int32_t *step)
+{
+    if (x >= L->nv || L->def[x] < 0) return 0;
+    const bop *d = &L->op[L->def[x]];
+    if (d->in.op != WT_OP_IADD && d->in.op != WT_OP_ISUB) return 0;
+    for (int k = 0; k < 2; k++) {
+        wb_opnd a = d->in.s[k], c = d->in.s[1 - k];
+        if (d->in.op == WT_OP_ISUB && k == 1) break;
+        if (!wb_is_vreg(a) || (int)a.v != x || d->dist[k] != 1 || c.kind != WB_O_IMM || c.isfloat) continue;
+        int32_t v = (int32_t)c.v;
+        *step = d->in.op == WT_OP_ISUB ? -v : v;
+        return L->init[x] != 0;
+    }
+    return 0;
+}
+
+/* The exit test: the block's branch on (iv == bound), iv stepped by +-1. */
+static int read_exit_test(loop *L)
+{
+    const wb_block *b = L->f->blocks[L->id];
+    wb_opnd c = b->term.s[0];
+    if (!wb_is_vreg(c) || (int)c.v >= L->nv || L->def[c.v] < 0) return fail(L, "the exit test is not computed in the loop");
+    const bop *t = &L->op[L->def[c.v]];
+    int eq = t->in.op == WT_OP_IEQ, ne = t->in.op == WT_OP_INE;
+    if (!((eq && b->term.op == WT_OP_BZ) || (ne && b->term.op == WT_OP_BNZ)))
+        return fail(L, "not a counted loop (the exit test is not 'induction variable = bound')");
+    for (int k = 0; k < 2; k++) {
+        wb_opnd a = t->in.s[k], o = t->in.s[1 - k];
+        if (!is_body_value(L, a) || is_body_value(L, o)) continue;
+        int32_t step;
+        if (!iv_step(L, (int)a.v, &step) || (step != 1 && step != -1)) continue;
+        L->iv = (int)a.v;
+        L->iv_step = step;
+        L->iv_init = L->init[a.v];
+        L->test_dist = t->dist[k];
+        L->bound = o;
+        return 1;
+    }
+    return fail(L, "not a counted loop (no induction variable stepped by 1 against a loop-invariant bound)");
+}
+
+/* ---- Rewriting the body ------------------------------------------------------------ */
+
+static wb_ins mk(int op, wb_opnd d, wb_opnd a, wb_opnd b)
+{
+    wb_ins in = {.op = (uint16_t)op, .d = d, .s = {a, b}, .target = -1};
+    return in;
+}
+
+static void add_einit(loop *L, wb_ins in)
+{
+    L->einit = ws_xrealloc(L->einit, sizeof *L->einit * (size_t)(L->neinit + 1));
+    L->einit[L->neinit++] = in;
+}
+
+/* a = shl iv, k  or  a = imul iv, c: a becomes an induction variable of its own. */
+static void strength_reduce(loop *L)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        if ((x->in.op != WT_OP_SHL && x->in.op != WT_OP_IMUL) || !wb_is_vreg(x->in.d)) continue;
+        int k = -1;
+        for (int j = 0; j < 2; j++)
+            if (is_body_value(L, x->in.s[j]) && x->in.s[1 - j].kind == WB_O_IMM) k = j;
+        if (k < 0 || (x->in.op == WT_OP_SHL && k != 0)) continue;
+        int32_t step;
+        int iv = (int)x->in.s[k].v;
+        if (!iv_step(L, iv, &step)) continue;
+        uint32_t c = x->in.s[1 - k].v;
+        int32_t scale = x->in.op == WT_OP_SHL ? (int32_t)(1u << (c & 31)) : (int32_t)c;
+        int32_t astep = (int32_t)((uint32_t)step * (uint32_t)scale);
+        int d = x->dist[k];
+        /* a of iteration -1 = f(iv before the loop) - d*astep */
+        int a = (int)x->in.d.v;
+        int t = wb_new_vreg(L->f, 0);
+        add_einit(L, mk(x->in.op, wb_vreg(t), wb_vreg(L->init[iv]), x->in.s[1 - k]));
+        int start = t;
+        if (d) {
+            start = wb_new_vreg(L->f, 0);
+            add_einit(L, mk(WT_OP_ISUB, wb_vreg(start), wb_vreg(t), wb_imm((uint32_t)astep, 0)));
+        }
+        L->init[a] = -start;   /* negative: a vreg made here, not a name of the body */
+        x->in = mk(WT_OP_IADD, wb_vreg(a), wb_vreg(a), wb_imm((uint32_t)astep, 0));
+        x->in.line = L->f->blocks[L->id]->ins[0].line;
+        x->dist[0] = 1;
+        x->dist[1] = 0;
+    }
+}
+
+/* Marks what the pipeline must compute: operations with effects, values read
+ * after the loop or by the leftover iterations, and what those read. The
+ * exit test's induction variable is left out: its final value has a formula. */
+static void mark_live(loop *L, const uint64_t *live_after)
+{
+    int changed = 1;
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        const wb_ins *in = &x->in;
+        int effect = writes_gate_like(in) || in->op == WT_OP_ST || in->op == WT_OP_HLD;
+        for (int k = 0; k < wb_nsrc(in->op); k++) effect |= is_gate_read(in->s[k]);
+        int v = wb_has_dest(in->op) && wb_is_vreg(in->d) ? (int)in->d.v : 0;
+        if (v && v != L->iv && wb_bit(live_after, v)) effect = 1;
+        x->live = effect;
+    }
+    /* Eliminated copies read after the loop keep their source alive. */
+    for (int v = 1; v < L->nv; v++) {
+        if (!L->al[v].v || !wb_bit(live_after, v)) continue;
+        alias a = resolve(L, v);
+        if (a.v != L->iv && L->def[a.v] >= 0) L->op[L->def[a.v]].live = 1;
+    }
+    while (changed) {
+        changed = 0;
+        for (int i = L->nop - 1; i >= 0; i--) {
+            if (!L->op[i].live) continue;
+            for (int k = 0; k < wb_nsrc(L->op[i].in.op); k++) {
+                wb_opnd s = L->op[i].in.s[k];
+                if (!is_body_value(L, s) || L->op[L->def[s.v]].live) continue;
+                L->op[L->def[s.v]].live = 1;
+                changed = 1;
+            }
+        }
+    }
+}
+
+typedef struct hoisted { wb_opnd lit; int v; } hoisted;
+
+/* Literals to registers, loaded in the entry block. */
+static void hoist_literals(loop *L)
+{
+    hoisted *h = NULL;
+    int nh = 0;
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        if (!x->live) continue;
+        for (int k = 0; k < wb_nsrc(x->in.op); k++) {
+            wb_opnd s = x->in.s[k];
+            if (!wb_is_lit(s)) continue;
+            int v = 0;
+            for (int j = 0; j < nh && !v; j++)
+                if (wb_lit_eq(h[j].lit, s)) v = h[j].v;
+            if (!v) {
+                v = wb_new_vreg(L->f, 0);
+                h = ws_xrealloc(h, sizeof *h * (size_t)(nh + 1));
+                h[nh++] = (hoisted){s, v};
+                add_einit(L, mk(WB_COPY, wb_vreg(v), s, (wb_opnd){0}));
+            }
+            x->in.s[k] = wb_vreg(v);
+            x->dist[k] = 0;
+        }
+    }
+    free(h);
+}
+
+/* ---- The graph --------------------------------------------------------------------- */
+
+typedef struct gate_use {
+    unsigned reads;       /* queues read, bit q */
+    int wcode;            /* gate, feed or address code written, -1 none */
+} gate_use;
+
+static gate_use gates_of(const wb_ins *in)
+{
+    gate_use g = {0, -1};
+    for (int k = 0; k < wb_nsrc(in->op); k++)
+        if (is_gate_read(in->s[k])) g.reads |= 1u << (in->s[k].v - WT_OPND_GATE);
+    if (writes_gate_like(in)) g.wcode = (int)in->d.v;
+    return g;
+}
+
+/* The side (0 left, 1 right) a written code faces; -1 if none. */
+static int write_side(int code)
+{
+    if (code < 0) return -1;
+    int q = wt_opnd_is_gate((unsigned)code) ? code - WT_OPND_GATE
+          : wt_opnd_is_feed((unsigned)code) ? code - WT_OPND_FEED : code - WT_OPND_ADDR;
+    return q >> 1;
+}
+
+static unsigned side_reads(unsigned reads, int side) { return reads & (side ? 0xcu : 0x3u); }
+
+typedef struct gbuild {
+    wb_mgraph g;
+    int cap;
+} gbuild;
+
+static void edge(gbuild *b, int from, int to, int lat, int dist)
+{
+    if (from == to && lat - dist <= 0 && dist > 0) return;   /* never binds at II >= 1 */
+    if (b->g.ne == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 64;
+        b->g.edge = ws_xrealloc(b->g.edge, sizeof *b->g.edge * (size_t)b->cap);
+    }
+    b->g.edge[b->g.ne++] = (wb_medge){from, to, lat, dist};
+}
+
+static int op_latency(const loop *L, const wb_ins *in) { return wb_latency(L->f, in->op); }
+
+/* Ordering of two operations a before b (program order) of one iteration, and of
+ * b before a of the next. */
+static void order_pair(const loop *L, gbuild *B, const bop *x, const bop *y)
+{
+    const wb_ins *a = &x->in, *b = &y->in;
+    gate_use ga = gates_of(a), gb = gates_of(b);
+    int la = op_latency(L, a), lb = op_latency(L, b);
+    int na = x->node, nb = y->node;
+    /* the same queue read twice */
+    if (ga.reads & gb.reads) {
+        edge(B, na, nb, 1, 0);
+        edge(B, nb, na, 1, 1);
+    }
+    /* the same gate written twice: in order of completion */
+    if (ga.wcode >= 0 && ga.wcode == gb.wcode) {
+        edge(B, na, nb, la - lb + 1 > 1 ? la - lb + 1 : 1, 0);
+        edge(B, nb, na, lb - la + 1 > 1 ? lb - la + 1 : 1, 1);
+    }
+    /* a host feed completes before the read it feeds; the feed of the next
+     * iteration may run ahead (the queue keeps order) */
+    if (ga.wcode >= 0 && wt_opnd_is_feed((unsigned)ga.wcode) && (gb.reads >> (ga.wcode - WT_OPND_FEED) & 1))
+        edge(B, na, nb, la, 0);
+    if (gb.wcode >= 0 && wt_opnd_is_feed((unsigned)gb.wcode) && (ga.reads >> (gb.wcode - WT_OPND_FEED) & 1))
+        edge(B, nb, na, lb, 1);
+    /* a receive strictly after the sends toward its side that preceded it */
+    int sa = write_side(ga.wcode), sb = write_side(gb.wcode);
+    if (sa >= 0 && side_reads(gb.reads, sa)) edge(B, na, nb, 1, 0);
+    if (sb >= 0 && side_reads(ga.reads, sb)) edge(B, nb, na, 1, 1);
+    /* memory */
+    int ma = a->op == WT_OP_LD ? 1 : a->op == WT_OP_ST ? 2 : 0;
+    int mb = b->op == WT_OP_LD ? 1 : b->op == WT_OP_ST ? 2 : 0;
+    if (ma && mb && (ma == 2 || mb == 2) && (a->memobj == 0 || b->memobj == 0 || a->memobj == b->memobj)) {
+        int ab = ma == 2 && mb == 1 ? la : ma == 2 && mb == 2 ? 1 : 0;
+        int ba = mb == 2 && ma == 1 ? lb : mb == 2 && ma == 2 ? 1 : 0;
+        edge(B, na, nb, ab, 0);
+        edge(B, nb, na, ba, 1);
+    }
+}
+
+static int count_gate_ops(const wb_ins *in)
+{
+    gate_use g = gates_of(in);
+    int n = g.wcode >= 0 && wt_opnd_is_gate((unsigned)g.wcode);
+    for (unsigned r = g.reads; r; r &= r - 1) n++;
+    return n;
+}
+
+/* Received words read straight from the gate by all their users: returns, per
+ * op, the op whose node it joins (itself if none). */
+static void fuse_gate_reads(loop *L, const uint64_t *live_after)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *r = &L->op[i];
+        if (!r->live || r->in.op != WB_COPY || !is_gate_read(r->in.s[0]) || !wb_is_vreg(r->in.d)) continue;
+        int v = (int)r->in.d.v, users = 0, ok = !wb_bit(live_after, v);
+        for (int u = 1; u < L->nv && ok; u++)
+            if (L->al[u].v && resolve(L, u).v == v) ok = 0;
+        for (int j = 0; j < L->nop && ok; j++) {
+            const bop *x = &L->op[j];
+            for (int k = 0; k < wb_nsrc(x->in.op); k++) {
+                if (!wb_is_vreg(x->in.s[k]) || (int)x->in.s[k].v != v) continue;
+                if (!x->live || x->dist[k] != 0 || j <= i) ok = 0;
+                users++;
+                break;
+            }
+        }
+        if (!ok || users == 0 || users > WB_MNODE_OPS) continue;
+        /* Another read of the same queue between the receive and a user would
+         * take the word meant for it. */
+        unsigned q = 1u << (r->in.s[0].v - WT_OPND_GATE);
+        int last = i;
+        for (int j = i + 1; j < L->nop; j++)
+            for (int k = 0; k < wb_nsrc(L->op[j].in.op); k++)
+                if (wb_is_vreg(L->op[j].in.s[k]) && (int)L->op[j].in.s[k].v == v) last = j;
+        for (int j = i + 1; j < last && ok; j++)
+            if (L->op[j].live && (gates_of(&L->op[j].in).reads & q)) ok = 0;
+        /* Users share a bundle: none may read another's result. */
+        for (int j = i + 1; j <= last && ok; j++) {
+            const bop *x = &L->op[j];
+            int uses = 0;
+            for (int k = 0; k < wb_nsrc(x->in.op); k++) uses |= wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == v;
+            if (!uses) continue;
+            for (int k = 0; k < wb_nsrc(x->in.op); k++) {
+                wb_opnd s = x->in.s[k];
+                if (!is_body_value(L, s) || x->dist[k] != 0 || (int)s.v == v) continue;
+                const bop *d = &L->op[L->def[s.v]];
+                for (int m = 0; m < wb_nsrc(d->in.op); m++)
+                    if (wb_is_vreg(d->in.s[m]) && (int)d->in.s[m].v == v && d->dist[m] == 0) ok = 0;
+            }
+        }
+        /* On iWarp a bundle with more gate operations than a clock takes needs two
+         * clocks: keep the receive apart rather than build such a bundle. */
+        unsigned per_clock = L->f->model->gate_ops_per_clock;
+        if (per_clock) {
+            unsigned reads = 0;
+            int writes = 0;
+            for (int j = i + 1; j <= last; j++) {
+                const bop *x = &L->op[j];
+                int uses = 0;
+                for (int k = 0; k < wb_nsrc(x->in.op); k++) uses |= wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == v;
+                if (!uses) continue;
+                gate_use g = gates_of(&x->in);
+                reads |= g.reads;
+                writes += g.wcode >= 0 && wt_opnd_is_gate((unsigned)g.wcode);
+            }
+            reads |= q;
+            for (; reads; reads &= reads - 1) writes++;
+            if (writes > (int)per_clock) ok = 0;
+        }
+        if (!ok) continue;
+        int node = -1;
+        for (int j = i + 1; j < L->nop; j++) {
+            bop *x = &L->op[j];
+            int uses = 0;
+            for (int k = 0; k < wb_nsrc(x->in.op); k++)
+                if (wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == v) {
+                    x->in.s[k] = r->in.s[0];
+                    uses = 1;
+                }
+            if (!uses) continue;
+            if (node < 0) node = j;
+            x->group = node;
+        }
+        r->live = 0;
+    }
+}
+
+/* The graph of the live operations: one node per op, or per group of fused users. */
+static void build_graph(loop *L, gbuild *B)
+{
+    int n = 0;
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        if (!x->live) continue;
+        x->node = x->group == i ? n++ : L->op[x->group].node;
+    }
+    B->g.model = L->f->model;
+    B->g.n = n;
+    B->g.node = ws_xcalloc((size_t)n + 1, sizeof *B->g.node);
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        if (!x->live) continue;
+        wb_mnode *m = &B->g.node[x->node];
+        int op = x->in.op == WB_COPY ? WT_OP_MV : x->in.op;
+        int alt = x->in.op == WB_COPY ? WT_OP_MOV : x->in.op == WT_OP_IADD ? WT_OP_LEA : WT_OP_NONE;
+        m->op[m->nops] = op;
+        m->alt[m->nops++] = alt;
+    }
+    /* Gate operations per node: each queue read once, each gate write. */
+    for (int nd = 0; nd < n; nd++) {
+        unsigned reads = 0;
+        int writes = 0;
+        for (int i = 0; i < L->nop; i++) {
+            if (!L->op[i].live || L->op[i].node != nd) continue;
+            gate_use g = gates_of(&L->op[i].in);
+            reads |= g.reads;
+            writes += g.wcode >= 0 && wt_opnd_is_gate((unsigned)g.wcode);
+        }
+        for (; reads; reads &= reads - 1) writes++;
+        B->g.node[nd].gate_ops = writes;
+    }
+    for (int j = 0; j < L->nop; j++) {
+        const bop *y = &L->op[j];
+        if (!y->live) continue;
+        for (int k = 0; k < wb_nsrc(y->in.op); k++) {
+            wb_opnd s = y->in.s[k];
+            if (!is_body_value(L, s)) continue;
+            const bop *x = &L->op[L->def[s.v]];
+            if (x->node == y->node && y->dist[k] == 0) continue;
+            edge(B, x->node, y->node, op_latency(L, &x->in), y->dist[k]);
+        }
+    }
+    for (int i = 0; i < L->nop; i++)
+        for (int j = i + 1; j < L->nop; j++)
+            if (L->op[i].live && L->op[j].live && L->op[i].node != L->op[j].node)
+                order_pair(L, B, &L->op[i], &L->op[j]);
+    (void)count_gate_ops;
+}
+
+/* The loop's source line: its branch's (the `for`), else its first known one. */
+static unsigned loop_line(const wb_block *b)
+{
+    if (b->term.line) return b->term.line;
+    for (int i = 0; i < b->nins; i++)
+        if (b->ins[i].line) return b->ins[i].line;
+    return 0;
+}
+
+/* ---- Code ------------------------------------------------------------------------- */
+
+typedef struct gen {
+    loop *L;
+    int ii, stages, u;
+    int **names;          /* per body value: u vregs */
+} gen;
+
+static int name_of(const gen *G, int v, int im) { return G->names[v][((im % G->u) + G->u) % G->u]; }
+
+static void put(const gen *G, int block, const bop *o, int im, int cycle)
+{
+    const loop *L = G->L;
+    wb_ins in = o->in;
+    if (wb_has_dest(in.op) && is_body_value(L, in.d)) in.d = wb_vreg(name_of(G, (int)in.d.v, im));
+    for (int k = 0; k < wb_nsrc(in.op); k++)
+        if (is_body_value(L, o->in.s[k])) in.s[k] = wb_vreg(name_of(G, (int)o->in.s[k].v, im - o->dist[k]));
+    in.mop = (uint16_t)o->mop;
+    in.cycle = cycle;
+    wb_append(L->f, block, &in);
+}
+
+static int ilog2(int u)
+{
+    int k = 0;
+    while ((1 << k) < u) k++;
+    return (1 << k) == u ? k : -1;
+}
+
+static int new_block_before(wb_func *f, int before)
+{
+    int id = wb_new_block(f);
+    wb_place_block(f, id);
+    /* move it from the end of the layout to just before `before` */
+    int at = 0;
+    while (f->order[at] != before) at++;
+    memmove(&f->order[at + 1], &f->order[at], sizeof *f->order * (size_t)(f->norder - 1 - at));
+    f->order[at] = id;
+    return id;
+}
+
+static void append(wb_func *f, int block, wb_ins in) { wb_append(f, block, &in); }
+
+static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, const char *comment)
+{
+    wb_func *f = L->f;
+    gen G = {L, ms->ii, ms->stages, 1, NULL};
+    int ii = ms->ii, S = ms->stages;
+    /* Unroll: the longest lifetime, in IIs. */
+    for (int i = 0; i < L->nop; i++) {
+        const bop *x = &L->op[i];
+        if (!x->live || !wb_has_dest(x->in.op) || !is_body_value(L, x->in.d)) continue;
+        int end = x->time + 1;
+        for (int j = 0; j < L->nop; j++) {
+            const bop *y = &L->op[j];
+            if (!y->live) continue;
+            for (int k = 0; k < wb_nsrc(y->in.op); k++)
+                if (wb_is_vreg(y->in.s[k]) && y->in.s[k].v == x->in.d.v && is_body_value(L, y->in.s[k])) {
+                    int t = y->time + y->dist[k] * ii;
+                    if (t > end) end = t;
+                }
+        }
+        int need = (end - x->time + ii - 1) / ii;
+        if (need > G.u) G.u = need;
+    }
+    int u = G.u;
+    G.names = ws_xcalloc((size_t)L->nv, sizeof *G.names);
+    for (int i = 0; i < L->nop; i++) {
+        const bop *x = &L->op[i];
+        if (!x->live || !wb_has_dest(x->in.op) || !is_body_value(L, x->in.d)) continue;
+        int *nm = ws_arena_alloc(&f->arena, sizeof *nm * (size_t)u);
+        for (int k = 0; k < u; k++) nm[k] = wb_new_vreg(f, 0);
+        G.names[x->in.d.v] = nm;
+    }
+    wb_block *lb = f->blocks[L->id];
+    unsigned line = loop_line(lb), col = lb->term.line ? lb->term.col : 0;
+    int E = new_block_before(f, L->id), PRO = new_block_before(f, L->id), K = new_block_before(f, L->id);
+    int EPI = new_block_before(f, L->id), POST = new_block_before(f, L->id);
+    lb = f->blocks[L->id];
+    /* Every way into the loop from outside now enters the pipeline's check. */
+    for (int id = 0; id < f->nblocks; id++) {
+        wb_block *p = f->blocks[id];
+        if (id == L->id || id == E || id == POST) continue;
+        if (p->fall == L->id) p->fall = E;
+        if ((p->term.op == WT_OP_JMP || p->term.op == WT_OP_BZ || p->term.op == WT_OP_BNZ) && p->term.target == L->id)
+            p->term.target = E;
+    }
+
+    /* entry */
+    for (int i = 0; i < L->neinit; i++) append(f, E, L->einit[i]);
+    int diff = wb_new_vreg(f, 0), N = wb_new_vreg(f, 0);
+    wb_opnd init = wb_vreg(L->iv_init);
+    append(f, E, L->iv_step > 0 ? mk(WT_OP_ISUB, wb_vreg(diff), L->bound, init) : mk(WT_OP_ISUB, wb_vreg(diff), init, L->bound));
+    append(f, E, mk(WT_OP_IADD, wb_vreg(N), wb_vreg(diff), wb_imm((uint32_t)L->test_dist, 0)));
+    int small = wb_new_vreg(f, 0), over = wb_new_vreg(f, 0), m = wb_new_vreg(f, 0), r = wb_new_vreg(f, 0);
+    int nmin = S - 1 + u < 2 ? 2 : S - 1 + u;
+    append(f, E, mk(WT_OP_ILTU, wb_vreg(small), wb_vreg(N), wb_imm((uint32_t)nmin, 0)));
+    append(f, E, mk(WT_OP_ISUB, wb_vreg(over), wb_vreg(N), wb_imm((uint32_t)(S - 1), 0)));
+    int lg = ilog2(u);
+    if (lg >= 0) {
+        append(f, E, mk(WT_OP_SHR, wb_vreg(m), wb_vreg(over), wb_imm((uint32_t)lg, 0)));
+        append(f, E, mk(WT_OP_AND, wb_vreg(r), wb_vreg(over), wb_imm((uint32_t)(u - 1), 0)));
+    } else {
+        append(f, E, mk(WT_OP_IDIVU, wb_vreg(m), wb_vreg(over), wb_imm((uint32_t)u, 0)));
+        append(f, E, mk(WT_OP_IMODU, wb_vreg(r), wb_vreg(over), wb_imm((uint32_t)u, 0)));
+    }
+    for (int v = 1; v < L->nv; v++) {
+        if (!G.names[v] || !L->init[v]) continue;
+        int from = L->init[v] > 0 ? L->init[v] : -L->init[v];
+        append(f, E, mk(WB_COPY, wb_vreg(name_of(&G, v, -1)), wb_vreg(from), (wb_opnd){0}));
+    }
+    for (int i = 0; i < f->blocks[E]->nins; i++) {
+        f->blocks[E]->ins[i].line = line;
+        f->blocks[E]->ins[i].col = col;
+    }
+    wb_block *eb = f->blocks[E];
+    eb->term = mk(WT_OP_BNZ, (wb_opnd){0}, wb_vreg(small), (wb_opnd){0});
+    eb->term.target = L->id;
+    eb->term.line = line;
+    eb->term.col = col;
+    eb->fall = PRO;
+
+    /* prologue, kernel, epilogue */
+    int maxlat = 1;
+    for (int i = 0; i < L->nop; i++) {
+        const bop *o = &L->op[i];
+        if (!o->live) continue;
+        int s = o->time / ii, row = o->time % ii;
+        int lat = wt_ops[o->mop].latency[f->model->id], ivl = wt_ops[o->mop].interval[f->model->id];
+        if ((lat > ivl ? lat : ivl) > maxlat) maxlat = lat > ivl ? lat : ivl;
+        for (int q = s; q <= S - 2; q++) put(&G, PRO, o, q - s, q * ii + row);
+        for (int k = 0; k < u; k++) put(&G, K, o, S - 1 + k - s, k * ii + row);
+        for (int j = 0; j + 1 <= s && j <= S - 2; j++)
+            if (s >= j + 1) put(&G, EPI, o, S - 1 + j - s, j * ii + row);
+    }
+    f->blocks[PRO]->len = (S - 1) * ii;
+    f->blocks[PRO]->fall = K;
+    wb_block *kb = f->blocks[K];
+    kb->len = u * ii;
+    kb->term = mk(WT_OP_DBNZ, (wb_opnd){0}, wb_vreg(m), (wb_opnd){0});
+    kb->term.target = K;
+    kb->term.mop = WT_OP_DBNZ;
+    kb->term.cycle = u * ii - 1;
+    kb->term.line = line;
+    kb->term.col = col;
+    kb->fall = EPI;
+    kb->comment = comment;
+    wb_block *pb = f->blocks[EPI];
+    int elen = (S - 1) * ii > maxlat ? (S - 1) * ii : maxlat;
+    for (int i = 0; i < pb->nins; i++) {
+        int lat = wt_ops[pb->ins[i].mop].latency[f->model->id];
+        if (pb->ins[i].cycle + lat > elen) elen = pb->ins[i].cycle + lat;
+    }
+    pb->len = elen;
+    pb->fall = POST;
+    f->blocks[PRO]->fixed = f->blocks[K]->fixed = f->blocks[EPI]->fixed = 1;
+
+    /* after the pipeline: the values the rest of the program reads */
+    int nprime = wb_new_vreg(f, 0);
+    append(f, POST, mk(WT_OP_ISUB, wb_vreg(nprime), wb_vreg(N), wb_vreg(r)));
+    for (int y = 1; y < L->nv; y++) {
+        if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
+        alias a = resolve(L, y);
+        if (a.v == L->iv && !G.names[a.v]) {
+            int t = nprime;
+            if (a.dist) {
+                t = wb_new_vreg(f, 0);
+                append(f, POST, mk(WT_OP_ISUB, wb_vreg(t), wb_vreg(nprime), wb_imm((uint32_t)a.dist, 0)));
+            }
+            append(f, POST, mk(L->iv_step > 0 ? WT_OP_IADD : WT_OP_ISUB, wb_vreg(y), init, wb_vreg(t)));
+        } else {
+            append(f, POST, mk(WB_COPY, wb_vreg(y), wb_vreg(name_of(&G, a.v, S - 2 - a.dist)), (wb_opnd){0}));
+        }
+    }
+    for (int i = 0; i < f->blocks[POST]->nins; i++) {
+        f->blocks[POST]->ins[i].line = line;
+        f->blocks[POST]->ins[i].col = col;
+    }
+    wb_block *qb = f->blocks[POST];
+    qb->term = mk(WT_OP_BZ, (wb_opnd){0}, wb_vreg(r), (wb_opnd){0});
+    qb->term.target = L->exit;
+    qb->term.line = line;
+    qb->term.col = col;
+    qb->fall = L->id;
+    free(G.names);
+}
+
+/* ---- The pass --------------------------------------------------------------------- */
+
+static int has_call(const wb_func *f)
+{
+    for (int id = 0; id < f->nblocks; id++) {
+        const wb_block *b = f->blocks[id];
+        if (b->term.op == WT_OP_CALL) return 1;
+        for (int i = 0; i < b->nins; i++)
+            if (b->ins[i].op == WT_OP_CALL) return 1;
+    }
+    return 0;
+}
+
+static void report(const loop *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report(const loop *L, const char *fmt, ...)
+{
+    if (!L->o->report) return;
+    const wb_block *b = L->f->blocks[L->id];
+    ws_buf_printf(L->o->report, "%s:%u: ", L->o->file ? L->o->file : "?", loop_line(b));
+    va_list ap;
+    va_start(ap, fmt);
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ws_buf_printf(L->o->report, "%s\n", buf);
+}
+
+static void pipeline(wb_func *f, int id, const wb_swp_options *o, const wb_live *live)
+{
+    loop L = {.f = f, .o = o, .id = id, .exit = f->blocks[id]->fall, .nv = f->nvregs};
+    wb_msched ms = {0};
+    gbuild B = {0};
+    size_t w = (size_t)live->words;
+    uint64_t *after = ws_xcalloc(w ? w : 1, sizeof *after);
+    for (size_t i = 0; i < w; i++) after[i] = live->in[(size_t)L.exit * w + i] | live->in[(size_t)id * w + i];
+    int ok = read_body(&L) && read_exit_test(&L);
+    if (ok) {
+        for (int i = 0; i < L.nop; i++) L.op[i].group = i;
+        strength_reduce(&L);
+        mark_live(&L, after);
+        hoist_literals(&L);
+        fuse_gate_reads(&L, after);
+        build_graph(&L, &B);
+        if (B.g.n == 0) ok = fail(&L, "the loop does nothing");
+    }
+    if (ok && wb_modulo_schedule(&B.g, MAX_II, &ms) != 0) {
+        ok = 0;
+        snprintf(L.whybuf, sizeof L.whybuf, "no schedule up to II=%d (ResMII=%d, RecMII=%d)", MAX_II, ms.res_mii,
+                 ms.rec_mii);
+        L.why = L.whybuf;
+    }
+    if (ok && o->disabled) {
+        snprintf(L.whybuf, sizeof L.whybuf, "%s (II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d)", o->disabled, ms.ii,
+                 ms.mii, ms.res_mii, ms.rec_mii, ms.stages);
+        L.why = L.whybuf;
+        ok = 0;
+    }
+    if (ok) {
+        for (int i = 0; i < L.nop; i++) {
+            bop *x = &L.op[i];
+            if (!x->live) continue;
+            x->time = ms.time[x->node];
+            int k = 0;
+            for (int j = 0; j < i; j++) k += L.op[j].live && L.op[j].node == x->node;
+            x->mop = ms.mop[x->node][k];
+        }
+        ws_buf c = {0};
+        ws_buf_printf(&c, "        ; software-pipelined loop (%s:%u): II=%d MII=%d (ResMII=%d %s, RecMII=%d) stages=%d\n",
+                      o->file ? o->file : "?", loop_line(f->blocks[id]), ms.ii, ms.mii, ms.res_mii, ms.res_bound,
+                      ms.rec_mii, ms.stages);
+        for (const char *p = ms.tried.data; p && *p;) {
+            const char *e = strchr(p, '\n');
+            ws_buf_printf(&c, "        ;   %.*s\n", (int)(e ? e - p : (long)strlen(p)), p);
+            p = e ? e + 1 : p + strlen(p);
+        }
+        ws_buf_append(&c, "", 1);
+        char *comment = ws_arena_strndup(&f->arena, c.data, strlen(c.data));
+        ws_buf_free(&c);
+        report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d", ms.ii, ms.mii, ms.res_mii, ms.rec_mii, ms.stages);
+        generate(&L, &ms, after, comment);
+    } else {
+        report(&L, "not pipelined: %s", L.why ? L.why : "?");
+    }
+    wb_msched_free(&ms);
+    free(B.g.node);
+    free(B.g.edge);
+    free(L.op);
+    free(L.def);
+    free(L.al);
+    free(L.init);
+    free(L.einit);
+    free(after);
+}
+
+void wb_swp(wb_func *f, const wb_swp_options *o)
+{
+    int n = f->nblocks;
+    int calls = has_call(f);
+    for (int id = 0; id < n; id++) {
+        wb_block *b = f->blocks[id];
+        if ((b->term.op != WT_OP_BZ && b->term.op != WT_OP_BNZ) || b->term.target != id || b->fall < 0) continue;
+        if (!o->enable) {
+            loop L = {.f = f, .o = o, .id = id};
+            report(&L, "not pipelined: -fno-swp");
+            continue;
+        }
+        if (calls) {
+            loop L = {.f = f, .o = o, .id = id};
+            report(&L, "not pipelined: the function makes calls");
+            continue;
+        }
+        wb_live *live = wb_liveness(f);
+        pipeline(f, id, o, live);
+        wb_live_free(live);
+    }
+}
