@@ -41,8 +41,10 @@ int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen)
     }
     if (opt_level == 0) return 0;
     keep_queues_constant(m);
-    char pipeline[32];
-    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level);
+    char pipeline[96];
+    /* SROA may still turn a group of scalars into a vector; the cells have none,
+     * so vectors are split back into scalars (loads and stores included). */
+    snprintf(pipeline, sizeof pipeline, "default<O%d>,function(scalarizer,instcombine,dce)", opt_level);
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
     LLVMPassBuilderOptionsSetLoopVectorization(o, 0);
     LLVMPassBuilderOptionsSetSLPVectorization(o, 0);
