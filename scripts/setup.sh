@@ -14,8 +14,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
     sudo=
     [ "$(id -u)" -ne 0 ] && sudo=sudo
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    mkdir -p build
+    # apt's progress and debconf chatter go to a log, shown only if it fails.
+    if ! { $sudo apt-get update -qq &&
+           DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"; } \
+         >build/apt.log 2>&1; then
+        cat build/apt.log
+        echo "setup: apt-get could not install ${missing[*]} (log above, also in build/apt.log)" >&2
+        exit 1
+    fi
 fi
 
 # Quiet when all goes well; the whole log when it does not.
