@@ -1,5 +1,6 @@
 /* The backend's driver: checks the module, then runs the passes over each function
- * in this order, one machine IR changed in place:
+ * in this order, one machine IR changed in place (first, wb_limit_call_depth inlines
+ * the innermost functions of calls nested deeper than the return stack):
  *
  *   wb_isel         LLVM IR -> operations on virtual registers, phis on the edges
  *   wb_lower_phis   edge copies into the predecessor, or onto a split edge
@@ -115,6 +116,7 @@ int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, char 
     ws_buf head = {0}, text = {0}, frames = {0};
     uint32_t bundles = 0, data_bytes = 0;
     int rc = check_module(mod);
+    if (rc == 0) rc = wb_limit_call_depth(mod, opts->model);
     if (rc == 0) rc = wb_emit_module_header(mod, opts, &head);
     ws_buf_puts(&text, "        .text\n");
     for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn && rc == 0; fn = LLVMGetNextFunction(fn))

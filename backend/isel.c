@@ -841,12 +841,16 @@ static int bb_entry(isel *S, LLVMBasicBlockRef bb)
     return wb_ptrmap_get(&S->bbmap, LLVMBasicBlockAsValue(bb));
 }
 
-/* Records the copies the successor's phis need on the edge from the current block. */
+static int wide_bits(LLVMTypeRef t);
+static int wide_val(isel *S, LLVMValueRef v, wb_opnd *lo, wb_opnd *hi);
+
+/* Records the copies the successor's phis need on the edge from the current block
+ * (two for a wide phi: its high word, then its low word). */
 static int add_edge(isel *S, LLVMBasicBlockRef from, LLVMBasicBlockRef to)
 {
     int n = 0;
     for (LLVMValueRef phi = LLVMGetFirstInstruction(to); phi && LLVMIsAPHINode(phi); phi = LLVMGetNextInstruction(phi))
-        n++;
+        n += wide_bits(LLVMTypeOf(phi)) ? 2 : 1;
     if (n == 0) return 0;
     wb_func *f = S->f;
     wb_edge e = {.succ = bb_entry(S, to), .n = 0};
@@ -857,8 +861,14 @@ static int add_edge(isel *S, LLVMBasicBlockRef from, LLVMBasicBlockRef to)
         for (k = 0; k < count; k++)
             if (LLVMGetIncomingBlock(phi, k) == from) break;
         if (k == count) return fail(S, "a phi has no value for one of its predecessors");
-        wb_opnd src;
-        if (val(S, LLVMGetIncomingValue(phi, k), &src) < 0) return -1;
+        wb_opnd src, hi;
+        if (wide_bits(LLVMTypeOf(phi))) {
+            if (wide_val(S, LLVMGetIncomingValue(phi, k), &src, &hi) < 0) return -1;
+            e.dst[e.n] = info(S, phi, 0)->hi;
+            e.src[e.n++] = hi;
+        } else if (val(S, LLVMGetIncomingValue(phi, k), &src) < 0) {
+            return -1;
+        }
         e.dst[e.n] = info(S, phi, 0)->v;
         e.src[e.n++] = src;
     }
@@ -1317,7 +1327,8 @@ static int sel_select(isel *S, LLVMValueRef in)
  * truncating back to i32. Such values are pairs of registers, low word and high
  * word, the high word zero-extended from the type's width; the arithmetic of those
  * closed forms is supported (extensions, truncation, add, sub, mul, bitwise
- * operations, shifts by constants, compares, select), not their use in phis or
+ * operations, shifts by constants, compares, select) and phis (IndVarSimplify
+ * widens the induction variable the closed form multiplies), not their use in
  * memory. */
 
 static int wide_bits(LLVMTypeRef t)
@@ -1642,6 +1653,11 @@ int wb_isel(wb_module *mod, LLVMValueRef fn, wb_func *f)
         for (LLVMValueRef in = LLVMGetFirstInstruction(order[i]); in && LLVMIsAPHINode(in);
              in = LLVMGetNextInstruction(in)) {
             S.inst = in;
+            if (wide_bits(LLVMTypeOf(in))) {
+                /* A wide induction variable of a closed form: a register pair. */
+                set_wide(&S, in, wb_vreg(wb_new_vreg(f, 0)), wb_vreg(wb_new_vreg(f, 0)));
+                continue;
+            }
             if (!type_bits(LLVMTypeOf(in))) {
                 rc = unsupported_type(&S, LLVMTypeOf(in));
                 goto done;

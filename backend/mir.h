@@ -232,6 +232,9 @@ int wb_error(wb_module *mod, const char *fmt, ...) __attribute__((format(printf,
 /* The assembly name of a global variable or function; NULL (and an error) if it
  * cannot be written as a symbol. Unnamed globals get a generated name. */
 const char *wb_global_symbol(wb_module *mod, LLVMValueRef g);
+/* Inlines the innermost functions if calls nest deeper than the return stack
+ * (calls.c); -1 and an error if that cannot be done. Run before wb_isel. */
+int wb_limit_call_depth(wb_module *mod, const wt_model *model);
 int wb_isel(wb_module *mod, LLVMValueRef fn, wb_func *f);   /* isel.c, -1 on error */
 void wb_lower_phis(wb_func *f);                              /* phi.c */
 void wb_fold_gates(wb_func *f);                              /* gates.c */

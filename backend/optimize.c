@@ -26,6 +26,21 @@ static void keep_queues_constant(LLVMModuleRef m)
     }
 }
 
+/* The cells have no vector registers. LLVM 19's PassBuilder re-enables the SLP and
+ * loop vectorizers for a "default<O2>" or "default<O3>" pipeline whatever the
+ * PassBuilderOptions say (it sets them from the level while parsing the alias), and
+ * without a TargetMachine the default cost model offers 128-bit vectors: four
+ * adjacent loads summed became `load <4 x i32>` and `vector.reduce.add`, which
+ * instruction selection cannot take. Both vectorizers skip a function marked
+ * `noimplicitfloat`, so every function is. */
+static void forbid_vectors(LLVMModuleRef m)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName("noimplicitfloat", 15);
+    LLVMAttributeRef attr = LLVMCreateEnumAttribute(LLVMGetModuleContext(m), kind, 0);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn)) LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, attr);
+}
+
 int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen)
 {
     char *msg = NULL;
@@ -41,9 +56,11 @@ int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen)
     }
     if (opt_level == 0) return 0;
     keep_queues_constant(m);
+    forbid_vectors(m);
     char pipeline[96];
     /* SROA may still turn a group of scalars into a vector; the cells have none,
-     * so vectors are split back into scalars (loads and stores included). */
+     * so vector arithmetic is split back into scalars (LLVM 19's scalarizer leaves
+     * vector loads and stores whole, hence forbid_vectors). */
     snprintf(pipeline, sizeof pipeline, "default<O%d>,function(scalarizer,instcombine,dce)", opt_level);
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
     LLVMPassBuilderOptionsSetLoopVectorization(o, 0);

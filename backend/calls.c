@@ -1,0 +1,162 @@
+/* Call nesting against the hardware return stack.
+ *
+ * `call` pushes its return address on a return stack of ret_stack_depth entries
+ * (target/), and crt0's call of main takes the first. W2 forbids recursion, so the
+ * deepest nesting a program can reach is known before it runs: the height of main
+ * in the call graph, counting main and a leaf as one call each. A W2 program may
+ * nest its functions as deep as it likes, so when that height is more than the
+ * stack holds, the functions nearest the leaves (every one whose height is at most
+ * the excess) are inlined into their callers with LLVM's always-inline pass, which
+ * lowers every chain by the excess. Inlining copies a function at each call site,
+ * so a deep call graph that calls each level several times could grow without
+ * bound; its size is counted first and such a program is refused with a message.
+ */
+#include "mir.h"
+
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* IR instructions the inlined program may reach: far more than any program
+ * memory holds (65536 bundles), so only a runaway expansion is refused. */
+enum { INLINE_BUDGET = 1 << 20 };
+
+typedef struct cgraph {
+    int n;
+    LLVMValueRef *fn;
+    int **callees;     /* per function, the callee indices of its call sites */
+    int *ncallees;
+    int *size;         /* instructions */
+    int *height;       /* 0 while unknown */
+    char *state;       /* 0 unvisited, 1 on the DFS path, 2 done */
+    wb_ptrmap index;
+} cgraph;
+
+static void cg_free(cgraph *g)
+{
+    for (int i = 0; i < g->n; i++) free(g->callees[i]);
+    free(g->fn);
+    free(g->callees);
+    free(g->ncallees);
+    free(g->size);
+    free(g->height);
+    free(g->state);
+    wb_ptrmap_free(&g->index);
+}
+
+static void cg_build(cgraph *g, LLVMModuleRef m)
+{
+    memset(g, 0, sizeof *g);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn)) g->n++;
+    g->fn = ws_xcalloc((size_t)g->n + 1, sizeof *g->fn);
+    g->callees = ws_xcalloc((size_t)g->n + 1, sizeof *g->callees);
+    g->ncallees = ws_xcalloc((size_t)g->n + 1, sizeof *g->ncallees);
+    g->size = ws_xcalloc((size_t)g->n + 1, sizeof *g->size);
+    g->height = ws_xcalloc((size_t)g->n + 1, sizeof *g->height);
+    g->state = ws_xcalloc((size_t)g->n + 1, 1);
+    int k = 0;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn)) {
+            wb_ptrmap_put(&g->index, fn, k);
+            g->fn[k++] = fn;
+        }
+    for (int i = 0; i < g->n; i++) {
+        int cap = 0;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(g->fn[i]); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+                g->size[i]++;
+                if (!LLVMIsACallInst(in)) continue;
+                int callee = wb_ptrmap_get(&g->index, LLVMGetCalledValue(in));
+                if (callee < 0) continue;
+                if (g->ncallees[i] == cap) {
+                    cap = cap ? 2 * cap : 8;
+                    g->callees[i] = ws_xrealloc(g->callees[i], sizeof *g->callees[i] * (size_t)cap);
+                }
+                g->callees[i][g->ncallees[i]++] = callee;
+            }
+    }
+}
+
+/* Height of function i (1 for a leaf); -1 and an error if a call leads back to it. */
+static int cg_height(wb_module *mod, cgraph *g, int i)
+{
+    if (g->state[i] == 2) return g->height[i];
+    if (g->state[i] == 1) {
+        size_t len;
+        return wb_error(mod, "function '%s' is recursive: its calls cannot nest on the return stack",
+                        LLVMGetValueName2(g->fn[i], &len));
+    }
+    g->state[i] = 1;
+    int h = 0;
+    for (int c = 0; c < g->ncallees[i]; c++) {
+        int hc = cg_height(mod, g, g->callees[i][c]);
+        if (hc < 0) return -1;
+        if (hc > h) h = hc;
+    }
+    g->state[i] = 2;
+    return g->height[i] = h + 1;
+}
+
+/* Instructions of function i once the functions marked in `inl` are inlined into
+ * it, capped at the budget (memoised in memo, -1 while unknown). */
+static long cg_inlined_size(const cgraph *g, const char *inl, long *memo, int i)
+{
+    if (memo[i] >= 0) return memo[i];
+    long s = g->size[i];
+    for (int c = 0; c < g->ncallees[i] && s <= INLINE_BUDGET; c++) {
+        int callee = g->callees[i][c];
+        if (inl[callee]) s += cg_inlined_size(g, inl, memo, callee);
+    }
+    return memo[i] = s > INLINE_BUDGET ? INLINE_BUDGET + 1 : s;
+}
+
+int wb_limit_call_depth(wb_module *mod, const wt_model *model)
+{
+    LLVMValueRef main_fn = LLVMGetNamedFunction(mod->m, "main");
+    cgraph g;
+    cg_build(&g, mod->m);
+    int rc = 0, entry = wb_ptrmap_get(&g.index, main_fn);
+    int need = entry < 0 ? 0 : cg_height(mod, &g, entry);
+    int room = (int)model->ret_stack_depth;
+    if (need < 0) rc = -1;
+    if (rc == 0 && need > room) {
+        int excess = need - room;
+        char *inl = ws_xcalloc((size_t)g.n + 1, 1);
+        long *memo = ws_xcalloc((size_t)g.n + 1, sizeof *memo);
+        for (int i = 0; i < g.n; i++) {
+            inl[i] = i != entry && g.height[i] > 0 && g.height[i] <= excess;
+            memo[i] = -1;
+        }
+        long total = 0;
+        for (int i = 0; i < g.n && total <= INLINE_BUDGET; i++)
+            if (!inl[i]) total += cg_inlined_size(&g, inl, memo, i);
+        if (total > INLINE_BUDGET) {
+            rc = wb_error(mod,
+                          "calls nest %d deep, more than the %d the return stack holds, and inlining the "
+                          "innermost %d levels would make the program too large",
+                          need, room, excess);
+        } else {
+            unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+            unsigned never = LLVMGetEnumAttributeKindForName("noinline", 8);
+            LLVMAttributeRef attr = LLVMCreateEnumAttribute(LLVMGetModuleContext(mod->m), always, 0);
+            for (int i = 0; i < g.n; i++)
+                if (inl[i]) {
+                    LLVMRemoveEnumAttributeAtIndex(g.fn[i], LLVMAttributeFunctionIndex, never);
+                    LLVMAddAttributeAtIndex(g.fn[i], LLVMAttributeFunctionIndex, attr);
+                }
+            LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
+            LLVMErrorRef e = LLVMRunPasses(mod->m, "always-inline", NULL, o);
+            LLVMDisposePassBuilderOptions(o);
+            if (e) {
+                char *text = LLVMGetErrorMessage(e);
+                rc = wb_error(mod, "inlining calls nested deeper than the return stack failed: %s", text);
+                LLVMDisposeErrorMessage(text);
+            }
+        }
+        free(inl);
+        free(memo);
+    }
+    cg_free(&g);
+    return rc;
+}
