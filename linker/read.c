@@ -229,6 +229,9 @@ static int read_symbols(wld_obj *o, Elf_Scn *scn, const GElf_Shdr *sh, const GEl
             return wld_error(o->path, "local symbol '%s' is undefined", y->name);
         if (y->sec >= 0 && y->value > o->mem_size[y->sec])
             return wld_error(o->path, "symbol '%s': value 0x%x is past the end of its section", y->name, y->value);
+        if (y->sec >= 0 && y->size > o->mem_size[y->sec] - y->value)
+            return wld_error(o->path, "symbol '%s': its %u bytes from 0x%x run past the end of its section", y->name,
+                             y->size, y->value);
         if (y->sec == WLD_TEXT && y->value % WT_BUNDLE_BYTES != 0)
             return wld_error(o->path, "symbol '%s': 0x%x is not the start of a bundle", y->name, y->value);
     }
@@ -269,6 +272,25 @@ static int read_relocs(wld_obj *o, Elf_Scn *scn, const GElf_Shdr *sh, int which)
         if (!ok) return wld_error(o->path, "relocation %zu in %s: type %u does not apply there", i, sec, x->type);
         if (which ? x->offset > limit || limit - x->offset < 4 : x->offset >= limit || x->offset % WT_BUNDLE_BYTES != 0)
             return wld_error(o->path, "relocation %zu: offset 0x%x is outside %s", i, x->offset, sec);
+    }
+    return 0;
+}
+
+/* The image names each host array's address by its symbol (the runtime finds it
+ * there), so every array .warp.host declares must have one, where it lies. */
+static int check_host_symbols(const wld_obj *o)
+{
+    for (size_t k = 0; k < o->nhost; k++) {
+        const wld_host *h = &o->host[k];
+        int found = 0;
+        for (size_t i = 1; i < o->nsyms && !found; i++) {
+            const wld_sym *y = &o->syms[i];
+            found = y->sec == WLD_HOST && y->type != STT_SECTION && strlen(y->name) == h->name_len &&
+                    memcmp(y->name, h->name, h->name_len) == 0 && y->value == h->offset;
+        }
+        if (!found)
+            return wld_error(o->path, "host array '%.*s' has no symbol at its place in .host (0x%x)",
+                             (int)h->name_len, h->name, h->offset);
     }
     return 0;
 }
@@ -387,6 +409,7 @@ int wld_read_object(wld_obj *o, const char *path)
     if (read_host(o, w[0], wsize[0]) != 0 || read_cells(o, w[1], wsize[1]) != 0 ||
         read_files(o, w[3], wsize[3]) != 0 || read_lines(o, (const uint8_t *)w[2], wsize[2]) != 0)
         goto out;
+    if (check_host_symbols(o) != 0) goto out;
     rc = 0;
 out:
     free(sh);

@@ -340,8 +340,11 @@ static int load_symbols(loader *L)
         y->size = (uint32_t)s.st_size;
         y->section = symbol_section(L, s.st_shndx);
         y->is_func = type == STT_FUNC;
-        if (y->is_func && (y->section != 0 || y->value % WT_BUNDLE_BYTES != 0 || y->value >= L->text_bytes))
-            return fail(L, "function '%s' at 0x%x is not a bundle of the program", name, y->value);
+        /* A function may be empty, so at the end of the program: the linker
+         * accepts a symbol at the end of its section, as ELF allows. */
+        if (y->is_func && (y->section != 0 || y->value % WT_BUNDLE_BYTES != 0 || y->value > L->text_bytes ||
+                           y->size > L->text_bytes - y->value))
+            return fail(L, "function '%s' at 0x%x (%u bytes) is not within the program", name, y->value, y->size);
     }
     return 0;
 }
@@ -453,6 +456,25 @@ static int load(loader *L)
     return 0;
 }
 
+/* Loads the image in L->buf, which it then owns and frees. */
+static wrt_image *load_buffer(loader *L)
+{
+    if (elf_version(EV_CURRENT) == EV_NONE) {
+        snprintf(L->err, L->errlen, "libelf is out of date");
+        free(L->buf);
+        return NULL;
+    }
+    L->img = ws_xcalloc(1, sizeof *L->img);
+    int rc = load(L);
+    if (L->elf) elf_end(L->elf);
+    free(L->buf);
+    if (rc != 0) {
+        wrt_image_free(L->img);
+        return NULL;
+    }
+    return L->img;
+}
+
 wrt_image *wrt_image_load(const char *path, char *err, size_t errlen)
 {
     loader L = {.err = err, .errlen = errlen};
@@ -462,20 +484,21 @@ wrt_image *wrt_image_load(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s", rerr);
         return NULL;
     }
-    if (elf_version(EV_CURRENT) == EV_NONE) {
-        snprintf(err, errlen, "libelf is out of date");
-        free(L.buf);
+    return load_buffer(&L);
+}
+
+wrt_image *wrt_image_load_memory(const void *buf, size_t len, char *err, size_t errlen)
+{
+    loader L = {.err = err, .errlen = errlen, .len = len};
+    if (len > MAX_IMAGE_BYTES) {
+        snprintf(err, errlen, "file is larger than %u bytes", MAX_IMAGE_BYTES);
         return NULL;
     }
-    L.img = ws_xcalloc(1, sizeof *L.img);
-    int rc = load(&L);
-    if (L.elf) elf_end(L.elf);
-    free(L.buf);
-    if (rc != 0) {
-        wrt_image_free(L.img);
-        return NULL;
-    }
-    return L.img;
+    /* libelf wants a writable buffer, and the caller's may not outlive the image. */
+    L.buf = ws_xmalloc(len + 1);
+    if (len) memcpy(L.buf, buf, len);
+    L.buf[len] = 0;
+    return load_buffer(&L);
 }
 
 void wrt_image_free(wrt_image *img)

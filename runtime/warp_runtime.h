@@ -53,6 +53,9 @@ typedef struct wrt_image {
 
 /* NULL with a one-line reason in err if the file is not a valid image. */
 wrt_image *wrt_image_load(const char *path, char *err, size_t errlen);
+/* The same for an image already in memory (len bytes at buf, copied), as a debugger
+ * or a test that built it in process has it. */
+wrt_image *wrt_image_load_memory(const void *buf, size_t len, char *err, size_t errlen);
 void wrt_image_free(wrt_image *img);
 
 /* The source position of a bundle: the last line record at or before pc; NULL if none. */

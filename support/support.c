@@ -115,13 +115,18 @@ void ws_report(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, 
     va_end(ap);
 }
 
+static FILE *error_stream;
+
+void ws_set_error_stream(FILE *f) { error_stream = f; }
+
 void ws_file_error(const char *path, const char *fmt, ...)
 {
+    FILE *out = error_stream ? error_stream : stderr;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: %s: ", progname, path);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    fprintf(out, "%s: %s: ", progname, path);
+    vfprintf(out, fmt, ap);
+    fputc('\n', out);
     va_end(ap);
 }
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Seed corpora for the fuzz targets, made from the examples by the tools just
+# built, so no binary seed is kept in git:
+#   w2/   the W2 programs of examples/, bench/ and the lit suite
+#   as/   the examples as assembly (-S) for both models at -O0 and -O2, crt0.s,
+#         the lit suite's assembly files
+#   obj/  the examples as objects (-c) for both models, -O2 and -O0 -g; crt0.o
+#   img/  the examples linked for both models at -O0 and -O2, the lit
+#         simulator programs linked
+# Every target named by a tests/fuzz/fuzz_NAME.c gets a directory, empty if
+# nothing here makes seeds for it (its seeds are then in tests/fuzz/seeds/NAME).
+#   make_seeds.sh BINDIR SRCDIR OUTDIR
+set -euo pipefail
+bindir=$(cd "$1" && pwd) src=$(cd "$2" && pwd) out=$(realpath -m "$3")
+tmp=$out.tmp
+rm -rf "$tmp"
+mkdir -p "$tmp"
+for t in "$src"/tests/fuzz/fuzz_*.c; do
+    t=${t##*/fuzz_}
+    mkdir -p "$tmp/${t%.c}"
+done
+
+export WARP_CRT0=$bindir/../lib/warp/crt0.o
+cc=$bindir/warp-cc
+
+for f in "$src"/examples/*.w2 "$src"/bench/*.w2 "$src"/tests/lit/*/*.w2; do
+    [ -e "$f" ] || continue
+    d=${f%/*}
+    cp "$f" "$tmp/w2/${d##*/}-${f##*/}"
+done
+
+cp "$src/runtime/crt0.s" "$tmp/as/crt0.s"
+cp "$WARP_CRT0" "$tmp/obj/crt0.o"
+for f in "$src"/tests/lit/assembler/*.s "$src"/tests/lit/simulator/*.s; do
+    [ -e "$f" ] || continue
+    cp "$f" "$tmp/as/lit-${f##*/}"
+done
+for f in "$src"/tests/lit/simulator/*.s; do
+    [ -e "$f" ] || continue
+    b=${f##*/}
+    "$bindir/warp-as" -o "$tmp/lit.o" "$f" && "$bindir/warp-ld" -e main -o "$tmp/img/lit-${b%.s}.img" "$tmp/lit.o"
+done
+rm -f "$tmp/lit.o"
+
+# From inside examples/, so the seeds name their sources alike in every checkout.
+cd "$src/examples"
+for f in *.w2; do
+    b=${f%.w2}
+    for cpu in warp iwarp; do
+        for opt in O0 O2; do
+            "$cc" -mcpu=$cpu -$opt -S -o "$tmp/as/$b-$cpu-$opt.s" "$f"
+            "$cc" -mcpu=$cpu -$opt -o "$tmp/img/$b-$cpu-$opt.img" "$f"
+        done
+        "$cc" -mcpu=$cpu -O2 -c -o "$tmp/obj/$b-$cpu-O2.o" "$f"
+        "$cc" -mcpu=$cpu -O0 -g -c -o "$tmp/obj/$b-$cpu-O0g.o" "$f"
+    done
+done
+
+rm -rf "$out"
+mv "$tmp" "$out"
