@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "warp_dwarf.h"
 #include "was_internal.h"
 
 /* Sections beyond this are surely a runaway .zero, not a cell program: data memory
@@ -36,6 +37,13 @@ typedef struct bundle {
     int target_col;
 } bundle;
 
+/* A `.loc` as it reached a bundle: what .warp.lines records, plus the flags the
+ * DWARF line program carries. */
+typedef struct locrec {
+    uint32_t addr, line, col, file;
+    uint8_t is_stmt, basic_block;
+} locrec;
+
 typedef struct as {
     ws_diag *diag;
     const char *path;
@@ -49,11 +57,15 @@ typedef struct as {
     const char *bol;        /* start of the current line, for columns */
     int loc_pending;
     uint32_t loc_line, loc_col, loc_file;
+    uint8_t loc_is_stmt, loc_bb;
+    locrec *locs;
+    size_t nlocs, loccap;
     int cur_file;           /* index into files, -1 before any .file */
     char **files;
     size_t nfiles;
     int have_cells;
     long cells_first, cells_last;
+    was_sym text_sym;       /* .text itself, for the line program's relocation */
 } as;
 
 static int error_at(as *A, const char *pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -217,14 +229,37 @@ static was_sym *ref_symbol(as *A, const char *s, const char *e)
     return y;
 }
 
+static was_extra *extra_of(as *A, was_sec sec)
+{
+    return sec >= WAS_SEC_EXTRA && (size_t)(sec - WAS_SEC_EXTRA) < A->u.nextra ? &A->u.extra[sec - WAS_SEC_EXTRA] : NULL;
+}
+
 static uint32_t section_offset(as *A)
 {
     switch (A->sec) {
     case WAS_SEC_TEXT: return (uint32_t)A->u.text.len;
     case WAS_SEC_DATA: return (uint32_t)A->u.data.len;
     case WAS_SEC_BSS: return A->u.bss_size;
-    default: return 0;
+    default: {
+        was_extra *x = extra_of(A, A->sec);
+        return x ? (uint32_t)x->data.len : 0;
     }
+    }
+}
+
+/* The bytes of the current section, if it holds any (.data or a debug section). */
+static ws_buf *section_bytes(as *A)
+{
+    if (A->sec == WAS_SEC_DATA) return &A->u.data;
+    was_extra *x = extra_of(A, A->sec);
+    return x ? &x->data : NULL;
+}
+
+static was_relocs *section_relocs(as *A)
+{
+    if (A->sec == WAS_SEC_DATA) return &A->u.rdata;
+    was_extra *x = extra_of(A, A->sec);
+    return x ? &x->rel : NULL;
 }
 
 static int define_symbol(as *A, const char *s, const char *e, was_sec sec, uint32_t value)
@@ -597,6 +632,11 @@ static void parse_bundle(as *A, const char *s, const char *e)
         put32(&A->u.warp_lines, A->loc_line);
         put32(&A->u.warp_lines, A->loc_col);
         put32(&A->u.warp_lines, A->loc_file);
+        if (A->nlocs == A->loccap) {
+            A->loccap = A->loccap ? 2 * A->loccap : 256;
+            A->locs = ws_xrealloc(A->locs, A->loccap * sizeof *A->locs);
+        }
+        A->locs[A->nlocs++] = (locrec){off, A->loc_line, A->loc_col, A->loc_file, A->loc_is_stmt, A->loc_bb};
         A->loc_pending = 0;
     }
 }
@@ -647,9 +687,10 @@ static void zero_fill(as *A, uint32_t n)
         A->u.bss_size += n;
         return;
     }
-    while (n > 0) {
+    ws_buf *b = section_bytes(A);
+    while (b && n > 0) {
         uint32_t k = n < sizeof zeros ? n : (uint32_t)sizeof zeros;
-        ws_buf_append(&A->u.data, zeros, k);
+        ws_buf_append(b, zeros, k);
         n -= k;
     }
 }
@@ -731,23 +772,42 @@ static int dir_file(as *A, dargs *d)
     return 0;
 }
 
-/* .loc LINE [COL]: the arguments may be separated by blanks, as gas writes them. */
+/* .loc LINE [COL] [is_stmt 0|1] [basic_block]: the arguments may be separated by
+ * blanks, as gas writes them. The options are gas's and describe this bundle only:
+ * is_stmt 0 says it does not begin a statement of the line (the line's code began
+ * earlier in its block), basic_block that it begins a basic block. */
 static int dir_loc(as *A, const char *pos, const char *s, const char *e)
 {
     int64_t v[2] = {0, 0};
-    int n = 0;
+    int n = 0, is_stmt = 1, bb = 0;
     const char *p = skip_ws(s, e);
     while (p < e) {
         const char *q = p;
         while (q < e && !is_space(*q) && *q != ',') q++;
         if (q == p) return error_at(A, p, "expected a number");
-        if (n == 2) return error_at(A, p, "too many arguments to '.loc'");
-        if (parse_int(A, p, q, 0, 0xffffffffLL, &v[n]) != 0) return -1;
-        n++;
+        if (token_is(p, q, "is_stmt")) {
+            const char *r = skip_ws(q, e), *t = r;
+            while (t < e && !is_space(*t) && *t != ',') t++;
+            int64_t flag;
+            if (r == t) return error_at(A, r, "expected 0 or 1 after 'is_stmt'");
+            if (parse_int(A, r, t, 0, 1, &flag) != 0) return -1;
+            is_stmt = (int)flag;
+            q = t;
+        } else if (token_is(p, q, "basic_block")) {
+            bb = 1;
+        } else if (n > 0 && ident_start(*p)) {
+            return error_at(A, p, "unknown '.loc' option '%.*s' (expected is_stmt or basic_block)", (int)(q - p), p);
+        } else {
+            if (n == 2) return error_at(A, p, "too many arguments to '.loc'");
+            if (parse_int(A, p, q, 0, 0xffffffffLL, &v[n]) != 0) return -1;
+            n++;
+        }
         p = skip_ws(q, e);
         if (p < e && *p == ',') p = skip_ws(p + 1, e);
     }
     if (n == 0) return error_at(A, pos, "'.loc' takes a line and an optional column");
+    A->loc_is_stmt = (uint8_t)is_stmt;
+    A->loc_bb = (uint8_t)bb;
     /* Without a .file the lines can only be of the assembly itself. */
     if (A->cur_file < 0) A->cur_file = (int)file_index(A, A->path, strlen(A->path));
     A->loc_pending = 1;
@@ -845,6 +905,7 @@ static int dir_align(as *A, dargs *d)
     uint32_t off = section_offset(A), pad = (uint32_t)((v - off % v) % v);
     if (grow_section(A, d->s[0], (uint64_t)off + pad) != 0) return -1;
     zero_fill(A, pad);
+    if (A->sec != WAS_SEC_DATA && A->sec != WAS_SEC_BSS) return 0;   /* debug sections are byte streams */
     uint32_t *align = A->sec == WAS_SEC_DATA ? &A->u.data_align : &A->u.bss_align;
     if (*align < (uint32_t)v) *align = (uint32_t)v;
     return 0;
@@ -853,8 +914,10 @@ static int dir_align(as *A, dargs *d)
 /* .word takes any number of values, so it reads its own list. */
 static int dir_word(as *A, const char *pos, const char *s, const char *e)
 {
-    if (A->sec != WAS_SEC_DATA)
-        return error_at(A, pos, "'.word' is only allowed in .data%s",
+    ws_buf *bytes = section_bytes(A);
+    was_relocs *rel = section_relocs(A);
+    if (!bytes)
+        return error_at(A, pos, "'.word' is only allowed in .data and debug sections%s",
                         A->sec == WAS_SEC_BSS ? " (use .zero in .bss)" : "");
     trim(&s, &e);
     if (s == e) return error_at(A, pos, "'.word' needs at least one value");
@@ -863,16 +926,126 @@ static int dir_word(as *A, const char *pos, const char *s, const char *e)
         const char *vs = start, *ve = p;
         trim(&vs, &ve);
         if (vs == ve) return error_at(A, vs, "expected a value");
-        if (grow_section(A, vs, A->u.data.len + 4u) != 0) return -1;
+        if (grow_section(A, vs, bytes->len + 4u) != 0) return -1;
         lit L;
         if (parse_literal(A, vs, ve, 'x', &L) != 0) return -1;
         if (L.is_sym)
-            add_reloc(&A->u.rdata, (uint32_t)A->u.data.len, WT_R_ABS32, L.sym, L.addend, A->line,
-                      (int)(vs - A->bol) + 1);
-        put32(&A->u.data, L.is_sym ? 0 : L.bits);
+            add_reloc(rel, (uint32_t)bytes->len, WT_R_ABS32, L.sym, L.addend, A->line, (int)(vs - A->bol) + 1);
+        put32(bytes, L.is_sym ? 0 : L.bits);
         if (p == e) return 0;
         start = p + 1;
     }
+}
+
+/* A quoted string with C's escapes (\\ \" \n \t and octal \NNN, as the
+ * compiler writes control characters), appended to out. */
+static int parse_string(as *A, const char *s, const char *e, ws_buf *out)
+{
+    if (e - s < 2 || *s != '"' || e[-1] != '"')
+        return error_at(A, s, "expected a quoted string, not '%.*s'", (int)(e - s), s);
+    for (const char *p = s + 1; p < e - 1; p++) {
+        char c = *p;
+        if (c == '"') return error_at(A, p, "unexpected '\"' in string");
+        if (c == '\\') {
+            if (++p >= e - 1) return error_at(A, p, "unterminated escape");
+            if (*p >= '0' && *p <= '7') {
+                unsigned v = 0;
+                for (int k = 0; k < 3 && p < e - 1 && *p >= '0' && *p <= '7'; k++, p++) v = v * 8 + (unsigned)(*p - '0');
+                p--;
+                if (v > 255) return error_at(A, p, "octal escape out of range");
+                c = (char)v;
+            } else {
+                switch (*p) {
+                case '\\': case '"': c = *p; break;
+                case 'n': c = '\n'; break;
+                case 't': c = '\t'; break;
+                default: return error_at(A, p - 1, "unknown escape '\\%c'", *p);
+                }
+            }
+        }
+        ws_buf_append(out, &c, 1);
+    }
+    return 0;
+}
+
+/* .byte, .short, .uleb128, .sleb128 (integers) and .ascii, .asciz (strings): the
+ * data directives of debug sections, any number of values each. .word (and its
+ * names .long and .4byte) is dir_word, which also takes symbols. */
+static int dir_data(as *A, const char *name, const char *pos, const char *s, const char *e)
+{
+    ws_buf *bytes = section_bytes(A);
+    if (!bytes || A->sec == WAS_SEC_DATA)
+        return error_at(A, pos, "'%s' is only allowed in debug sections (.section .debug_...)", name);
+    int is_str = strcmp(name, ".ascii") == 0 || strcmp(name, ".asciz") == 0 || strcmp(name, ".string") == 0;
+    trim(&s, &e);
+    if (s == e) return error_at(A, pos, "'%s' needs at least one value", name);
+    int in_str = 0;
+    for (const char *start = s, *p = s;; p++) {
+        if (p < e && in_str) {
+            if (*p == '\\' && p + 1 < e) p++;
+            else if (*p == '"') in_str = 0;
+            continue;
+        }
+        if (p < e && *p == '"') in_str = 1;
+        if (p < e && *p != ',') continue;
+        const char *vs = start, *ve = p;
+        trim(&vs, &ve);
+        if (vs == ve) return error_at(A, vs, "expected a value");
+        if (is_str) {
+            if (parse_string(A, vs, ve, bytes) != 0) return -1;
+            if (strcmp(name, ".ascii") != 0) ws_buf_append(bytes, "", 1);   /* .asciz, .string */
+        } else if (strcmp(name, ".byte") == 0) {
+            int64_t v;
+            if (parse_int(A, vs, ve, -128, 255, &v) != 0) return -1;
+            wd_u8(bytes, (unsigned)v);
+        } else if (strcmp(name, ".short") == 0 || strcmp(name, ".2byte") == 0) {
+            int64_t v;
+            if (parse_int(A, vs, ve, -32768, 65535, &v) != 0) return -1;
+            wd_u16(bytes, (unsigned)v);
+        } else if (strcmp(name, ".uleb128") == 0) {
+            int64_t v;
+            if (parse_int(A, vs, ve, 0, 0xffffffffLL, &v) != 0) return -1;
+            wd_uleb(bytes, (uint64_t)v);
+        } else {
+            int64_t v;
+            if (parse_int(A, vs, ve, -0x80000000LL, 0x7fffffffLL, &v) != 0) return -1;
+            wd_sleb(bytes, v);
+        }
+        if (grow_section(A, vs, bytes->len) != 0) return -1;
+        if (p == e) return 0;
+        start = p + 1;
+    }
+}
+
+/* .section NAME [, "" [, @progbits]]: .text, .data and .bss by another name, or a
+ * debug section (non-allocated, its name .debug_...), made on first use. */
+static int dir_section(as *A, dargs *d)
+{
+    if (d->n < 1 || d->n > 3) return want_args(A, d, 1, 3);
+    const char *s = d->s[0], *e = d->e[0];
+    if (scan_ident(s, e) != e) return error_at(A, s, "expected a section name, not '%.*s'", (int)(e - s), s);
+    if (d->n >= 2 && !token_is(d->s[1], d->e[1], "\"\""))
+        return error_at(A, d->s[1], "section flags %.*s are not supported (debug sections take \"\")",
+                        (int)(d->e[1] - d->s[1]), d->s[1]);
+    if (d->n == 3 && !token_is(d->s[2], d->e[2], "@progbits") && !token_is(d->s[2], d->e[2], "%progbits"))
+        return error_at(A, d->s[2], "expected @progbits, not '%.*s'", (int)(d->e[2] - d->s[2]), d->s[2]);
+    if (token_is(s, e, ".text") || token_is(s, e, ".data") || token_is(s, e, ".bss")) {
+        A->sec = s[1] == 't' ? WAS_SEC_TEXT : s[1] == 'd' ? WAS_SEC_DATA : WAS_SEC_BSS;
+        return 0;
+    }
+    if (e - s <= 7 || strncmp(s, ".debug_", 7) != 0)
+        return error_at(A, s, "section '%.*s' is not supported (.text, .data, .bss and .debug_* only)", (int)(e - s), s);
+    for (size_t k = 0; k < A->u.nextra; k++)
+        if (token_is(s, e, A->u.extra[k].name)) {
+            A->sec = (was_sec)(WAS_SEC_EXTRA + k);
+            return 0;
+        }
+    if (A->u.nextra >= 64) return error_at(A, s, "too many sections");
+    A->u.extra = ws_xrealloc(A->u.extra, (A->u.nextra + 1) * sizeof *A->u.extra);
+    memset(&A->u.extra[A->u.nextra], 0, sizeof *A->u.extra);
+    A->u.extra[A->u.nextra].name = ws_xstrndup(s, (size_t)(e - s));
+    A->sec = (was_sec)(WAS_SEC_EXTRA + A->u.nextra++);
+    return 0;
 }
 
 static int dir_zero(as *A, dargs *d)
@@ -905,15 +1078,24 @@ static void parse_directive(as *A, const char *s, const char *e)
         dir_loc(A, s, q, e);
         return;
     }
-    if (strcmp(name, ".word") == 0) {
+    if (strcmp(name, ".word") == 0 || strcmp(name, ".long") == 0 || strcmp(name, ".4byte") == 0) {
         dir_word(A, s, q, e);
         return;
     }
+    static const char *const data_dirs[] = {".byte", ".short", ".2byte", ".uleb128", ".sleb128",
+                                            ".ascii", ".asciz", ".string"};
+    for (size_t k = 0; k < sizeof data_dirs / sizeof *data_dirs; k++)
+        if (strcmp(name, data_dirs[k]) == 0) {
+            dir_data(A, data_dirs[k], s, q, e);
+            return;
+        }
     dargs d = {.name_pos = s, .name = name};
     if (split_commas(A, q, e, d.s, d.e, 16, &d.n, name) != 0) return;
     if (strcmp(name, ".text") == 0 || strcmp(name, ".data") == 0 || strcmp(name, ".bss") == 0) {
         if (want_args(A, &d, 0, 0) == 0)
             A->sec = name[1] == 't' ? WAS_SEC_TEXT : name[1] == 'd' ? WAS_SEC_DATA : WAS_SEC_BSS;
+    } else if (strcmp(name, ".section") == 0) {
+        dir_section(A, &d);
     } else if (strcmp(name, ".model") == 0) {
         dir_model(A, &d);
     } else if (strcmp(name, ".cells") == 0) {
@@ -995,8 +1177,117 @@ static void check_references(as *A)
     }
 }
 
+/* ---- The DWARF line program ---------------------------------------------------- */
+
+/* One row: the registers that changed, then a special opcode when the line and
+ * address advance fit one (DWARF 4, section 6.2.5.1), else the long forms. */
+static void line_row(ws_buf *b, const locrec *r, uint32_t *addr, uint32_t *file, uint32_t *line, uint32_t *col,
+                     int *is_stmt)
+{
+    if (r->file + 1 != *file) {
+        wd_u8(b, DW_LNS_set_file);
+        wd_uleb(b, r->file + 1);
+        *file = r->file + 1;
+    }
+    if (r->col != *col) {
+        wd_u8(b, DW_LNS_set_column);
+        wd_uleb(b, r->col);
+        *col = r->col;
+    }
+    if (r->is_stmt != *is_stmt) {
+        wd_u8(b, DW_LNS_negate_stmt);
+        *is_stmt = r->is_stmt;
+    }
+    if (r->basic_block) wd_u8(b, DW_LNS_set_basic_block);
+    uint32_t advance = r->addr / WD_LINE_MIN_INSN - *addr;
+    int64_t dline = (int64_t)r->line - (int64_t)*line;
+    *addr += advance;
+    *line = r->line;
+    if (dline < WD_LINE_BASE || dline >= WD_LINE_BASE + WD_LINE_RANGE) {
+        wd_u8(b, DW_LNS_advance_line);
+        wd_sleb(b, dline);
+        dline = 0;
+    }
+    uint64_t special = (uint64_t)(dline - WD_LINE_BASE) + (uint64_t)WD_LINE_RANGE * advance + WD_OPCODE_BASE;
+    if (special > 255) {
+        wd_u8(b, DW_LNS_advance_pc);
+        wd_uleb(b, advance);
+        special = (uint64_t)(dline - WD_LINE_BASE) + WD_OPCODE_BASE;
+    }
+    wd_u8(b, (unsigned)special);
+}
+
+/* What gas makes of `.loc`: a DWARF 4 line program for .text appended to
+ * .debug_line, one sequence from the first bundle to the end of .text. Its start
+ * address is relocated against .text, so the linker moves it with the code. */
+static void emit_line_program(as *A)
+{
+    if (A->nlocs == 0) return;
+    size_t k = 0;
+    while (k < A->u.nextra && strcmp(A->u.extra[k].name, ".debug_line") != 0) k++;
+    if (k == A->u.nextra) {
+        A->u.extra = ws_xrealloc(A->u.extra, (A->u.nextra + 1) * sizeof *A->u.extra);
+        memset(&A->u.extra[k], 0, sizeof *A->u.extra);
+        A->u.extra[k].name = ws_xstrdup(".debug_line");
+        A->u.nextra++;
+    }
+    ws_buf *b = &A->u.extra[k].data;
+    size_t start = b->len;
+    wd_u32(b, 0);                         /* unit_length, set below */
+    wd_u16(b, WD_VERSION);
+    size_t hl = b->len;
+    wd_u32(b, 0);                         /* header_length, set below */
+    wd_u8(b, WD_LINE_MIN_INSN);
+    wd_u8(b, 1);                          /* maximum_operations_per_instruction */
+    wd_u8(b, 1);                          /* default_is_stmt */
+    wd_u8(b, (unsigned)(uint8_t)WD_LINE_BASE);
+    wd_u8(b, WD_LINE_RANGE);
+    wd_u8(b, WD_OPCODE_BASE);
+    static const uint8_t std_lengths[WD_OPCODE_BASE - 1] = {0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1};
+    ws_buf_append(b, std_lengths, sizeof std_lengths);
+    wd_u8(b, 0);                          /* no include directories: names are as given */
+    for (size_t i = 0; i < A->nfiles; i++) {
+        ws_buf_append(b, A->files[i], strlen(A->files[i]) + 1);
+        wd_uleb(b, 0);                    /* directory, time, size */
+        wd_uleb(b, 0);
+        wd_uleb(b, 0);
+    }
+    wd_u8(b, 0);
+    uint32_t header_length = (uint32_t)(b->len - hl - 4);
+    memcpy(b->data + hl, (uint8_t[4]){(uint8_t)header_length, (uint8_t)(header_length >> 8),
+                                      (uint8_t)(header_length >> 16), (uint8_t)(header_length >> 24)}, 4);
+    wd_u8(b, 0);                          /* DW_LNE_set_address .text+0 */
+    wd_uleb(b, 1 + WD_ADDR_SIZE);
+    wd_u8(b, DW_LNE_set_address);
+    A->text_sym.name = ".text";
+    A->text_sym.sec = WAS_SEC_TEXT;
+    add_reloc(&A->u.extra[k].rel, (uint32_t)b->len, WT_R_ABS32, &A->text_sym, 0, 0, 0);
+    wd_u32(b, 0);
+    uint32_t addr = 0, file = 1, line = 1, col = 0;
+    int is_stmt = 1;
+    for (size_t i = 0; i < A->nlocs; i++) line_row(b, &A->locs[i], &addr, &file, &line, &col, &is_stmt);
+    uint32_t end = (uint32_t)(A->u.text.len / WT_BUNDLE_BYTES);
+    if (end > addr) {
+        wd_u8(b, DW_LNS_advance_pc);
+        wd_uleb(b, end - addr);
+    }
+    wd_u8(b, 0);                          /* DW_LNE_end_sequence */
+    wd_uleb(b, 1);
+    wd_u8(b, DW_LNE_end_sequence);
+    uint32_t unit_length = (uint32_t)(b->len - start - 4);
+    memcpy(b->data + start, (uint8_t[4]){(uint8_t)unit_length, (uint8_t)(unit_length >> 8),
+                                         (uint8_t)(unit_length >> 16), (uint8_t)(unit_length >> 24)}, 4);
+}
+
 static void free_unit(as *A)
 {
+    for (size_t k = 0; k < A->u.nextra; k++) {
+        free(A->u.extra[k].name);
+        ws_buf_free(&A->u.extra[k].data);
+        free(A->u.extra[k].rel.v);
+    }
+    free(A->u.extra);
+    free(A->locs);
     for (size_t i = 0; i < A->u.nsyms; i++) {
         free(A->u.syms[i]->name);
         free(A->u.syms[i]);
@@ -1039,6 +1330,7 @@ int was_assemble(const char *path, const char *text, size_t len, const was_optio
         if (diag->max_errors && diag->errors > diag->max_errors) break;
     }
     check_references(&A);
+    if (diag->errors == errors_before) emit_line_program(&A);
 
     int rc = -1;
     if (diag->errors == errors_before) {

@@ -1,7 +1,8 @@
 /* The object writer: the parsed unit as an ELF32 little-endian ET_REL file with
  * exactly the sections of docs/design.md, section 4, always all of them and always
  * in the same order, so the linker finds them by name and the same source gives
- * the same bytes. The file layout is computed here (ELF_F_LAYOUT) rather than left
+ * the same bytes; the debug sections (section 5), if any, follow .warp.files, and
+ * their relocations follow .rela.data. The file layout is computed here (ELF_F_LAYOUT) rather than left
  * to libelf, which keeps it the same across libelf versions. */
 #include <elf.h>
 #include <errno.h>
@@ -12,10 +13,15 @@
 
 #include "was_internal.h"
 
-enum {
-    S_NULL, S_TEXT, S_DATA, S_BSS, S_HOST, S_WHOST, S_WCELLS, S_WLINES, S_WFILES,
-    S_RELA_TEXT, S_RELA_DATA, S_SYMTAB, S_STRTAB, S_SHSTRTAB, S_COUNT
-};
+/* The fixed sections; the debug sections come at S_EXTRA.. and push the rest back. */
+enum { S_NULL, S_TEXT, S_DATA, S_BSS, S_HOST, S_WHOST, S_WCELLS, S_WLINES, S_WFILES, S_EXTRA };
+
+/* Where a unit's sections land: indices of sections and of their section symbols. */
+typedef struct layout {
+    size_t nextra;
+    uint32_t rela_text, rela_data, symtab, strtab, shstrtab, count;
+    uint32_t *extra_rel;    /* per debug section: its relocation section, 0 if none */
+} layout;
 
 typedef struct sec {
     const char *name;
@@ -55,8 +61,16 @@ static uint16_t shndx_of(was_sec s)
     case WAS_SEC_DATA: return S_DATA;
     case WAS_SEC_BSS: return S_BSS;
     case WAS_SEC_HOST: return S_HOST;
-    default: return SHN_UNDEF;
+    case WAS_SEC_UNDEF: return SHN_UNDEF;
+    default: return (uint16_t)(S_EXTRA + (s - WAS_SEC_EXTRA));
     }
+}
+
+/* Section symbols: .text .data .bss .host are 1..4 (their section indices), the
+ * debug sections' follow. */
+static uint32_t section_symbol(was_sec s)
+{
+    return s >= WAS_SEC_EXTRA ? 5u + (uint32_t)(s - WAS_SEC_EXTRA) : shndx_of(s);
 }
 
 /* Local labels (.L...) are the compiler's; they stay out of the symbol table, and
@@ -76,7 +90,9 @@ static void build_symtab(was_unit *u, ws_buf *symtab, ws_buf *strtab, uint32_t *
     ws_buf_append(strtab, "", 1);
     put_sym(symtab, 0, 0, 0, STB_LOCAL, STT_NOTYPE, SHN_UNDEF);
     for (uint16_t s = S_TEXT; s <= S_HOST; s++) put_sym(symtab, 0, 0, 0, STB_LOCAL, STT_SECTION, s);
-    uint32_t index = 1 + (S_HOST - S_TEXT + 1);
+    for (size_t k = 0; k < u->nextra; k++)
+        put_sym(symtab, 0, 0, 0, STB_LOCAL, STT_SECTION, shndx_of((was_sec)(WAS_SEC_EXTRA + k)));
+    uint32_t index = 1 + (S_HOST - S_TEXT + 1) + (uint32_t)u->nextra;
     for (size_t i = 0; i < u->nsyms; i++) {
         was_sym *y = u->syms[i];
         if (!is_emitted_local(y)) continue;
@@ -100,7 +116,7 @@ static void build_rela(const was_relocs *r, ws_buf *out)
         uint32_t sym = x->sym->elf_index;
         uint32_t addend = (uint32_t)x->addend;
         if (!is_emitted_global(x->sym)) {
-            sym = shndx_of(x->sym->sec);  /* section symbols have the sections' indices */
+            sym = section_symbol(x->sym->sec);
             addend += x->sym->value;
         }
         put32(out, x->offset);
@@ -109,10 +125,33 @@ static void build_rela(const was_relocs *r, ws_buf *out)
     }
 }
 
+/* A debug section's relocations, REL style (WT_SHT_DEBUG_REL): every symbol this
+ * object defines is reached through its section's symbol, and the value relative
+ * to that section is written in place, so a reader that applies nothing (readelf)
+ * sees each address as an offset in its section. */
+static void build_debug_rel(const was_relocs *r, uint8_t *bytes, ws_buf *out)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const was_reloc *x = &r->v[i];
+        uint32_t sym = x->sym->elf_index, in_place = (uint32_t)x->addend;
+        if (x->sym->sec != WAS_SEC_UNDEF) {
+            sym = section_symbol(x->sym->sec);
+            in_place += x->sym->value;
+        }
+        uint8_t *p = bytes + x->offset;
+        p[0] = (uint8_t)in_place;
+        p[1] = (uint8_t)(in_place >> 8);
+        p[2] = (uint8_t)(in_place >> 16);
+        p[3] = (uint8_t)(in_place >> 24);
+        put32(out, x->offset);
+        put32(out, ELF32_R_INFO(sym, x->type));
+    }
+}
+
 static uint32_t align_up(uint32_t v, uint32_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
 
 /* The ELF file itself, on an open descriptor. 0, or -1 with libelf's reason. */
-static int emit(int fd, uint32_t e_flags, sec *secs)
+static int emit(int fd, uint32_t e_flags, sec *secs, const layout *L)
 {
     if (elf_version(EV_CURRENT) == EV_NONE) return -1;
     Elf *e = elf_begin(fd, ELF_C_WRITE, NULL);
@@ -130,10 +169,10 @@ static int emit(int fd, uint32_t e_flags, sec *secs)
     eh->e_flags = e_flags;
     eh->e_ehsize = sizeof(Elf32_Ehdr);
     eh->e_shentsize = sizeof(Elf32_Shdr);
-    eh->e_shstrndx = S_SHSTRTAB;
+    eh->e_shstrndx = (Elf32_Half)L->shstrtab;
 
     uint32_t off = sizeof(Elf32_Ehdr);
-    for (int i = 1; i < S_COUNT; i++) {
+    for (uint32_t i = 1; i < L->count; i++) {
         Elf_Scn *scn = elf_newscn(e);
         Elf32_Shdr *sh = scn ? elf32_getshdr(scn) : NULL;
         if (!sh) goto fail;
@@ -178,30 +217,57 @@ int was_write_object(was_unit *u, const char *out_path)
     build_rela(&u->rtext, &rtext);
     build_rela(&u->rdata, &rdata);
 
-    sec secs[S_COUNT] = {
-        [S_TEXT] = {".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0, 8, WT_BUNDLE_BYTES,
-                    u->text.data, (uint32_t)u->text.len, 0},
-        [S_DATA] = {".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 0, 0, u->data_align, 0,
-                    u->data.data, (uint32_t)u->data.len, 0},
-        [S_BSS] = {".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 0, 0, u->bss_align, 0, NULL, u->bss_size, 0},
-        [S_HOST] = {".host", SHT_NOBITS, 0, 0, 0, 4, 0, NULL, u->host_size, 0},
-        [S_WHOST] = {".warp.host", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_host.data, (uint32_t)u->warp_host.len, 0},
-        [S_WCELLS] = {".warp.cells", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_cells.data, (uint32_t)u->warp_cells.len, 0},
-        [S_WLINES] = {".warp.lines", SHT_PROGBITS, 0, 0, 0, 4, 16, u->warp_lines.data, (uint32_t)u->warp_lines.len, 0},
-        [S_WFILES] = {".warp.files", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_files.data, (uint32_t)u->warp_files.len, 0},
-        [S_RELA_TEXT] = {".rela.text", SHT_RELA, SHF_INFO_LINK, S_SYMTAB, S_TEXT, 4, sizeof(Elf32_Rela),
-                         rtext.data, (uint32_t)rtext.len, 0},
-        [S_RELA_DATA] = {".rela.data", SHT_RELA, SHF_INFO_LINK, S_SYMTAB, S_DATA, 4, sizeof(Elf32_Rela),
-                         rdata.data, (uint32_t)rdata.len, 0},
-        [S_SYMTAB] = {".symtab", SHT_SYMTAB, 0, S_STRTAB, first_global, 4, sizeof(Elf32_Sym),
-                      symtab.data, (uint32_t)symtab.len, 0},
-        [S_STRTAB] = {".strtab", SHT_STRTAB, 0, 0, 0, 1, 0, strtab.data, (uint32_t)strtab.len, 0},
-        [S_SHSTRTAB] = {".shstrtab", SHT_STRTAB, 0, 0, 0, 1, 0, NULL, 0, 0},
-    };
+    layout L = {.nextra = u->nextra};
+    L.extra_rel = ws_xcalloc(u->nextra + 1, sizeof *L.extra_rel);
+    ws_buf *drel = ws_xcalloc(u->nextra + 1, sizeof *drel);
+    char **drel_names = ws_xcalloc(u->nextra + 1, sizeof *drel_names);
+    uint32_t next = S_EXTRA + (uint32_t)u->nextra;
+    L.rela_text = next++;
+    L.rela_data = next++;
+    for (size_t k = 0; k < u->nextra; k++)
+        if (u->extra[k].rel.n) L.extra_rel[k] = next++;
+    L.symtab = next++;
+    L.strtab = next++;
+    L.shstrtab = next++;
+    L.count = next;
+
+    sec *secs = ws_xcalloc(L.count, sizeof *secs);
+    secs[S_TEXT] = (sec){".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0, 8, WT_BUNDLE_BYTES,
+                         u->text.data, (uint32_t)u->text.len, 0};
+    secs[S_DATA] = (sec){".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 0, 0, u->data_align, 0,
+                         u->data.data, (uint32_t)u->data.len, 0};
+    secs[S_BSS] = (sec){".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 0, 0, u->bss_align, 0, NULL, u->bss_size, 0};
+    secs[S_HOST] = (sec){".host", SHT_NOBITS, 0, 0, 0, 4, 0, NULL, u->host_size, 0};
+    secs[S_WHOST] = (sec){".warp.host", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_host.data, (uint32_t)u->warp_host.len, 0};
+    secs[S_WCELLS] = (sec){".warp.cells", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_cells.data,
+                           (uint32_t)u->warp_cells.len, 0};
+    secs[S_WLINES] = (sec){".warp.lines", SHT_PROGBITS, 0, 0, 0, 4, 16, u->warp_lines.data,
+                           (uint32_t)u->warp_lines.len, 0};
+    secs[S_WFILES] = (sec){".warp.files", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_files.data,
+                           (uint32_t)u->warp_files.len, 0};
+    for (size_t k = 0; k < u->nextra; k++) {
+        was_extra *x = &u->extra[k];
+        if (x->rel.n) build_debug_rel(&x->rel, (uint8_t *)x->data.data, &drel[k]);
+        secs[S_EXTRA + k] = (sec){x->name, SHT_PROGBITS, 0, 0, 0, 1, 0, x->data.data, (uint32_t)x->data.len, 0};
+        if (!L.extra_rel[k]) continue;
+        drel_names[k] = ws_xmalloc(strlen(x->name) + 16);
+        sprintf(drel_names[k], ".warp.rel%s", x->name);
+        secs[L.extra_rel[k]] = (sec){drel_names[k], WT_SHT_DEBUG_REL, SHF_INFO_LINK, L.symtab,
+                                     (uint32_t)(S_EXTRA + k), 4, sizeof(Elf32_Rel), drel[k].data,
+                                     (uint32_t)drel[k].len, 0};
+    }
+    secs[L.rela_text] = (sec){".rela.text", SHT_RELA, SHF_INFO_LINK, L.symtab, S_TEXT, 4, sizeof(Elf32_Rela),
+                              rtext.data, (uint32_t)rtext.len, 0};
+    secs[L.rela_data] = (sec){".rela.data", SHT_RELA, SHF_INFO_LINK, L.symtab, S_DATA, 4, sizeof(Elf32_Rela),
+                              rdata.data, (uint32_t)rdata.len, 0};
+    secs[L.symtab] = (sec){".symtab", SHT_SYMTAB, 0, L.strtab, first_global, 4, sizeof(Elf32_Sym),
+                           symtab.data, (uint32_t)symtab.len, 0};
+    secs[L.strtab] = (sec){".strtab", SHT_STRTAB, 0, 0, 0, 1, 0, strtab.data, (uint32_t)strtab.len, 0};
+    secs[L.shstrtab] = (sec){".shstrtab", SHT_STRTAB, 0, 0, 0, 1, 0, NULL, 0, 0};
     ws_buf_append(&shstrtab, "", 1);
-    for (int i = 1; i < S_COUNT; i++) secs[i].name_off = add_string(&shstrtab, secs[i].name);
-    secs[S_SHSTRTAB].data = shstrtab.data;
-    secs[S_SHSTRTAB].size = (uint32_t)shstrtab.len;
+    for (uint32_t i = 1; i < L.count; i++) secs[i].name_off = add_string(&shstrtab, secs[i].name);
+    secs[L.shstrtab].data = shstrtab.data;
+    secs[L.shstrtab].size = (uint32_t)shstrtab.len;
 
     int rc = -1;
     FILE *tmp = NULL;
@@ -214,7 +280,7 @@ int was_write_object(was_unit *u, const char *out_path)
         ws_file_error(out_path, "cannot write: %s", strerror(errno));
         goto done;
     }
-    if (emit(fileno(f), u->e_flags, secs) != 0) {
+    if (emit(fileno(f), u->e_flags, secs, &L) != 0) {
         ws_file_error(out_path, "cannot write: %s", elf_errmsg(-1));
         if (!to_stdout) ws_output_abort(&out);
         goto done;
@@ -241,5 +307,13 @@ done:
     ws_buf_free(&shstrtab);
     ws_buf_free(&rtext);
     ws_buf_free(&rdata);
+    for (size_t k = 0; k < u->nextra; k++) {
+        ws_buf_free(&drel[k]);
+        free(drel_names[k]);
+    }
+    free(drel);
+    free(drel_names);
+    free(L.extra_rel);
+    free(secs);
     return rc;
 }

@@ -9,8 +9,10 @@
 #include "warp_support.h"
 #include "warp_target.h"
 
-/* The sections a symbol can be defined in, in their object section order. */
-typedef enum was_sec { WAS_SEC_UNDEF, WAS_SEC_TEXT, WAS_SEC_DATA, WAS_SEC_BSS, WAS_SEC_HOST } was_sec;
+/* The sections a symbol can be defined in, in their object section order. The
+ * debug sections (`.section .debug_*`) follow as WAS_SEC_EXTRA + k, k their index
+ * in was_unit.extra. */
+typedef enum was_sec { WAS_SEC_UNDEF, WAS_SEC_TEXT, WAS_SEC_DATA, WAS_SEC_BSS, WAS_SEC_HOST, WAS_SEC_EXTRA } was_sec;
 
 typedef struct was_sym {
     char *name;
@@ -35,6 +37,14 @@ typedef struct was_reloc {
 
 typedef struct was_relocs { was_reloc *v; size_t n, cap; } was_relocs;
 
+/* A non-allocated section of data directives: DWARF (docs/design.md, section 5).
+ * The assembler appends the line program it makes from `.loc` to .debug_line. */
+typedef struct was_extra {
+    char *name;
+    ws_buf data;
+    was_relocs rel;         /* R_WARP_ABS32 only */
+} was_extra;
+
 typedef struct was_unit {
     uint32_t e_flags;
     ws_buf text, data;
@@ -42,6 +52,8 @@ typedef struct was_unit {
     uint32_t data_align, bss_align;
     ws_buf warp_host, warp_cells, warp_lines, warp_files;
     was_relocs rtext, rdata;
+    was_extra *extra;       /* in order of first `.section` */
+    size_t nextra;
     was_sym **syms;         /* in order of first mention: the symbol table's order */
     size_t nsyms, cap;
 } was_unit;

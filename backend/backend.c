@@ -15,6 +15,7 @@
  */
 #include "mir.h"
 
+#include <llvm-c/DebugInfo.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,7 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
     const char *name = wb_global_symbol(mod, fn);
     if (!name) return -1;
     wb_func *f = wb_func_new(name, opts->model);
+    f->debug = mod->dinfo != NULL;
     int rc = wb_isel(mod, fn, f);
     if (rc == 0) {
         wb_lower_phis(f);
@@ -83,6 +85,7 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
     if (rc == 0) {
         wb_emit_function(f, text);
         wb_emit_frame(f, frames);
+        if (mod->dinfo) wb_dinfo_function(mod->dinfo, fn, f, *bundles);
         for (int i = 0; i < f->norder; i++) *bundles += (uint32_t)f->blocks[f->order[i]]->len;
         *frame_bytes += f->frame_size;
     }
@@ -119,6 +122,13 @@ int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, char 
     if (rc == 0) rc = wb_limit_call_depth(mod, opts->model);
     if (rc == 0) rc = wb_emit_module_header(mod, opts, &head);
     ws_buf_puts(&text, "        .text\n");
+    if (opts->debug_info) {
+        /* Selection reads llvm.dbg.* as calls, which the C API can inspect; the
+         * records of LLVM's new format it cannot (LLVM 19). */
+        LLVMSetIsNewDbgInfoFormat(m, 0);
+        mod->dinfo = wb_dinfo_new(mod);
+        ws_buf_puts(&text, ".Ltext0:\n");
+    }
     for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn && rc == 0; fn = LLVMGetNextFunction(fn))
         if (!LLVMIsDeclaration(fn)) rc = compile_function(mod, fn, opts, &text, &frames, &bundles, &data_bytes);
     if (rc == 0) rc = wb_emit_globals(mod, &head, &frames);
@@ -133,10 +143,13 @@ int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, char 
             rc = wb_error(mod, "the program needs %u bytes of data memory; %s has %u", (unsigned)data_bytes,
                           opts->model->name, opts->model->data_mem_bytes);
     }
+    if (rc == 0 && mod->dinfo) rc = wb_dinfo_emit(mod->dinfo, bundles, &text);
     if (rc == 0) {
         ws_buf_append(out, head.data, head.len);
         ws_buf_append(out, text.data, text.len);
     }
+    wb_dinfo_free(mod->dinfo);
+    mod->dinfo = NULL;
     ws_buf_free(&head);
     ws_buf_free(&text);
     ws_buf_free(&frames);

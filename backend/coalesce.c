@@ -105,7 +105,10 @@ void wb_coalesce(wb_func *f)
             /* A gate is two queues under one operand code: 'mv @xr, @xr' takes a
              * word from the right and returns it, so it is no self-copy. */
             int gate = in->s[0].kind == WB_O_REG && wt_opnd_is_gate(in->s[0].v);
-            if (in->op == WB_COPY && !gate && wb_opnd_eq(in->d, in->s[0])) continue;
+            if (in->op == WB_COPY && !gate && wb_opnd_eq(in->d, in->s[0])) {
+                wb_chain_dbg(f, m ? &b->ins[m - 1].dbg : &b->dbg_entry, in->dbg);
+                continue;
+            }
             b->ins[m++] = *in;
         }
         b->nins = m;

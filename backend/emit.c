@@ -399,7 +399,10 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
             qsort(refs, (size_t)k, sizeof *refs, cmp_slot);
             /* Line records are emitted with or without -g: a run-time fault must name
              * its source line (w2-language.md), and they cost no program memory.
-             * The position is the earliest operation of the bundle that has one. */
+             * The position is the earliest operation of the bundle that has one.
+             * A block's first record says it starts a basic block; a record that
+             * only moves the column within a line is no new statement (is_stmt 0),
+             * so the debugger steps and breaks by lines. */
             {
                 const wb_ins *first = NULL;
                 int first_order = 0;
@@ -408,8 +411,12 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
                         first = refs[i].in;
                         first_order = refs[i].order;
                     }
-                if (first && (first->line != last_line || first->col != last_col)) {
-                    ws_buf_printf(out, DIR "%u %u\n", ".loc", first->line, first->col);
+                int starts_block = c == 0;
+                if (first && (starts_block || first->line != last_line || first->col != last_col)) {
+                    ws_buf_printf(out, DIR "%u %u", ".loc", first->line, first->col);
+                    if (!starts_block && first->line == last_line) ws_buf_puts(out, " is_stmt 0");
+                    if (starts_block) ws_buf_puts(out, " basic_block");
+                    ws_buf_puts(out, "\n");
                     last_line = first->line;
                     last_col = first->col;
                 }

@@ -136,6 +136,7 @@ static void fold_sends(wb_block *b, int id, const use_info *u)
         if (sinkable(b, i, j)) {
             wb_ins moved = *p;
             moved.d = s->d;
+            moved.dbg = s->dbg;   /* p's own events stay with p, which goes */
             *s = moved;
             p->op = WT_OP_NONE;
             continue;
@@ -151,8 +152,10 @@ static void fold_sends(wb_block *b, int id, const use_info *u)
     }
 }
 
-static void compact(wb_block *b)
+static void compact(wb_func *f, wb_block *b)
 {
+    for (int i = 0; i < b->nins; i++)
+        if (b->ins[i].op == WT_OP_NONE) wb_move_dbg(f, b, i);
     int n = 0;
     for (int i = 0; i < b->nins; i++)
         if (b->ins[i].op != WT_OP_NONE) b->ins[n++] = b->ins[i];
@@ -168,5 +171,5 @@ void wb_fold_gates(wb_func *f)
     u = count_uses(f);
     for (int id = 0; id < f->nblocks; id++) fold_sends(f->blocks[id], id, u);
     free(u);
-    for (int id = 0; id < f->nblocks; id++) compact(f->blocks[id]);
+    for (int id = 0; id < f->nblocks; id++) compact(f, f->blocks[id]);
 }

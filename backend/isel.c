@@ -10,6 +10,7 @@
  * its machine block, because the callee may use every register. */
 #include "mir.h"
 
+#include <llvm-c/DebugInfo.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1066,6 +1067,93 @@ static int is_intrinsic(const char *name, const char *prefix)
     return strncmp(name, prefix, strlen(prefix)) == 0;
 }
 
+/* ---- Debug intrinsics (-g) --------------------------------------------------------------- */
+
+/* The value a metadata operand wraps (ValueAsMetadata), or NULL. */
+static LLVMValueRef md_value(LLVMValueRef op)
+{
+    if (!op || LLVMGetValueKind(op) != LLVMMetadataAsValueValueKind) return NULL;
+    LLVMMetadataKind k = LLVMGetMetadataKind(LLVMValueAsMetadata(op));
+    if (k != LLVMLocalAsMetadataMetadataKind && k != LLVMConstantAsMetadataMetadataKind) return NULL;
+    LLVMValueRef v = NULL;
+    LLVMGetMDNodeOperands(op, &v);
+    return v;
+}
+
+/* Only the empty expression means "the value itself": anything else (a fragment of
+ * a split array, an offset) is a location the debugger could not read right, so the
+ * variable is said to have none. */
+static int md_expr_empty(LLVMValueRef op)
+{
+    if (!op || LLVMGetValueKind(op) != LLVMMetadataAsValueValueKind) return 0;
+    if (LLVMGetMetadataKind(LLVMValueAsMetadata(op)) != LLVMDIExpressionMetadataKind) return 0;
+    char *s = LLVMPrintValueToString(op);
+    int empty = strstr(s, "DIExpression()") != NULL;
+    LLVMDisposeMessage(s);
+    return empty;
+}
+
+static int dvar_index(wb_func *f, LLVMMetadataRef md)
+{
+    for (int i = 0; i < f->ndvars; i++)
+        if (f->dvars[i].md == md) return i;
+    f->dvars = ws_xrealloc(f->dvars, sizeof *f->dvars * (size_t)(f->ndvars + 1));
+    f->dvars[f->ndvars] = (wb_dvar){md, 0, NULL, 0};
+    return f->ndvars++;
+}
+
+/* llvm.dbg.declare: the variable lives at a frame or global address for the whole
+ * function. llvm.dbg.value: from here it is this value; the event goes on the last
+ * operation selected in the block (or the block's start), and nothing is emitted,
+ * so -g never changes the code. */
+static void sel_dbg(isel *S, LLVMValueRef in, const char *name)
+{
+    if (!S->f->debug || LLVMGetNumArgOperands(in) < 3) return;
+    LLVMValueRef var = LLVMGetOperand(in, 1), expr = LLVMGetOperand(in, 2);
+    if (LLVMGetValueKind(var) != LLVMMetadataAsValueValueKind || LLVMGetMetadataKind(LLVMValueAsMetadata(var)) != LLVMDILocalVariableMetadataKind)
+        return;
+    int vi = dvar_index(S->f, LLVMValueAsMetadata(var));
+    LLVMValueRef v = md_value(LLVMGetOperand(in, 0));
+    int empty = md_expr_empty(expr);
+    if (!strcmp(name, "llvm.dbg.declare")) {
+        wb_dvar *dv = &S->f->dvars[vi];
+        if (!v || !empty) return;
+        if (LLVMIsAGlobalVariable(v) && LLVMGetPointerAddressSpace(LLVMTypeOf(v)) == 0) {
+            const char *sym = wb_global_symbol(S->mod, v);
+            if (sym) *dv = (wb_dvar){dv->md, 1, sym, 0};
+            return;
+        }
+        vinfo *x = info(S, v, 0);
+        if (x && x->has_pair && is_r0(x->p.a) && x->p.b.kind == WB_O_SYM)
+            *dv = (wb_dvar){dv->md, 1, x->p.b.sym, x->p.b.addend};
+        return;
+    }
+    if (strcmp(name, "llvm.dbg.value") != 0) return;
+    int kind = WB_DV_NONE;
+    uint32_t bits = 0;
+    if (v && empty) {
+        if (LLVMIsAConstantInt(v) && type_bits(LLVMTypeOf(v)) <= 32) {
+            kind = WB_DV_CONST;
+            bits = (uint32_t)LLVMConstIntGetZExtValue(v);
+        } else if (LLVMIsAConstantFP(v) && is_float(LLVMTypeOf(v))) {
+            LLVMBool loses;
+            kind = WB_DV_CONST;
+            bits = wt_u((float)LLVMConstRealGetDouble(v, &loses));
+        } else if (!LLVMIsAConstant(v)) {
+            vinfo *x = info(S, v, 0);
+            if (x && x->has_v && !x->deferred && !x->wide) {
+                if (x->v.kind == WB_O_VREG) kind = WB_DV_VREG, bits = x->v.v;
+                else if (x->v.kind == WB_O_REG && x->v.v == WT_OPND_R0) kind = WB_DV_CONST, bits = 0;
+                else if (x->v.kind == WB_O_REG && x->v.v == WT_OPND_CID) kind = WB_DV_REG, bits = x->v.v;
+                else if (x->v.kind == WB_O_IMM) kind = WB_DV_CONST, bits = x->v.v;
+            }
+        }
+    }
+    int ev = wb_new_dbgev(S->f, vi, kind, bits, 0);
+    wb_block *b = S->f->blocks[S->cur];
+    wb_chain_dbg(S->f, b->nins ? &b->ins[b->nins - 1].dbg : &b->dbg_entry, ev);
+}
+
 static int sel_call(isel *S, LLVMValueRef in)
 {
     LLVMValueRef callee = LLVMGetCalledValue(in);
@@ -1104,7 +1192,11 @@ static int sel_call(isel *S, LLVMValueRef in)
     }
 
     if (is_intrinsic(name, "llvm.")) {
-        if (is_intrinsic(name, "llvm.dbg.") || is_intrinsic(name, "llvm.lifetime.") ||
+        if (is_intrinsic(name, "llvm.dbg.")) {
+            sel_dbg(S, in, name);
+            return 0;
+        }
+        if (is_intrinsic(name, "llvm.lifetime.") ||
             !strcmp(name, "llvm.assume") || !strcmp(name, "llvm.experimental.noalias.scope.decl"))
             return 0;
         struct { const char *prefix; int op, sgn; } minmax[] = {

@@ -26,6 +26,8 @@ void wb_func_free(wb_func *f)
     free(f->blocks);
     free(f->order);
     free(f->vflags);
+    free(f->dvars);
+    free(f->dbgev);
     ws_arena_free(&f->arena);
     free(f);
 }
@@ -83,6 +85,34 @@ void wb_remove(wb_block *b, int at)
 {
     memmove(&b->ins[at], &b->ins[at + 1], sizeof *b->ins * (size_t)(b->nins - at - 1));
     b->nins--;
+}
+
+int wb_new_dbgev(wb_func *f, int var, int kind, uint32_t v, uint32_t v2)
+{
+    if (f->ndbgev == 0) f->ndbgev = 1;   /* index 0 means "none" */
+    if (f->ndbgev >= f->dbgcap) {
+        f->dbgcap = f->dbgcap ? 2 * f->dbgcap : 64;
+        f->dbgev = ws_xrealloc(f->dbgev, sizeof *f->dbgev * (size_t)f->dbgcap);
+    }
+    f->dbgev[f->ndbgev] = (wb_dbgev){var, (uint8_t)kind, v, v2, 0};
+    return f->ndbgev++;
+}
+
+void wb_chain_dbg(wb_func *f, int *list, int ev)
+{
+    if (!ev) return;
+    while (*list) list = &f->dbgev[*list].next;
+    *list = ev;
+}
+
+void wb_move_dbg(wb_func *f, wb_block *b, int at)
+{
+    int ev = b->ins[at].dbg;
+    if (!ev) return;
+    b->ins[at].dbg = 0;
+    int prev = at - 1;
+    while (prev >= 0 && b->ins[prev].op == WT_OP_NONE) prev--;
+    wb_chain_dbg(f, prev >= 0 ? &b->ins[prev].dbg : &b->dbg_entry, ev);
 }
 
 uint32_t wb_frame_alloc(wb_func *f, uint32_t bytes)

@@ -47,6 +47,8 @@ typedef struct wb_ins {
     int memobj;           /* LD/ST: the object accessed; 0 may be any */
     unsigned line, col;   /* source position, 0 if unknown */
     int cycle;            /* after scheduling: issue cycle within the block */
+    int dbg;              /* -g: the first debug event after this operation (f->dbgev), 0 none */
+    uint32_t dvreg;       /* after allocation: the virtual register the destination was */
 } wb_ins;
 
 /* Parallel copies that a phi needs on the edge into succ (lowered by wb_lower_phis). */
@@ -68,9 +70,41 @@ typedef struct wb_block {
     int len;              /* bundles, after scheduling */
     int fixed;            /* scheduled by the pipeliner: cycles, mops and len are final */
     const char *comment;  /* printed before the block's first bundle, or NULL */
+    int dbg_entry;        /* -g: debug events at the block's start, 0 none */
 } wb_block;
 
 enum { WB_V_SPILLTEMP = 1 };  /* vreg flags */
+
+/* ---- Debug information (-g): where each W2 variable lives ---------------------
+ *
+ * Selection turns llvm.dbg.declare into a variable in memory for the whole
+ * function, and llvm.dbg.value into an *event* on the operation it follows ("from
+ * here, variable var is vreg v / a constant / nothing"). Events ride on their
+ * operation through every pass; a pass that deletes an operation hands its events
+ * to the operation before it (wb_move_dbg). Emission (dwarf.c) replays the
+ * scheduled, allocated code clock by clock to find, for each bundle, the register
+ * that holds each variable's current value, if one surely does. */
+typedef enum wb_dvkind {
+    WB_DV_NONE,    /* the variable has no value from here (optimised out) */
+    WB_DV_VREG,    /* v: the variable is the current value of vreg v */
+    WB_DV_REG,     /* v: an operand code that holds it (cid) */
+    WB_DV_CONST,   /* v: the 32 bits of a constant */
+    WB_DV_ALIAS    /* var unused: vreg v now also lives where vreg v2 does (a copy that vanished) */
+} wb_dvkind;
+
+typedef struct wb_dbgev {
+    int var;              /* index in f->dvars */
+    uint8_t kind;         /* wb_dvkind */
+    uint32_t v, v2;
+    int next;             /* the next event of the same operation, 0 none */
+} wb_dbgev;
+
+typedef struct wb_dvar {
+    LLVMMetadataRef md;   /* the DILocalVariable */
+    int mem;              /* in memory at sym+off for the whole function (llvm.dbg.declare) */
+    const char *sym;
+    int32_t off;
+} wb_dvar;
 
 typedef struct wb_func {
     const char *name;
@@ -86,6 +120,11 @@ typedef struct wb_func {
     const char *frame;    /* the static frame's symbol, "NAME.frame" */
     uint32_t frame_size;
     int nmemobjs;         /* memory object ids handed out so far */
+    int debug;            /* -g: selection records variables and events */
+    wb_dvar *dvars;
+    int ndvars;
+    wb_dbgev *dbgev;      /* 1..ndbgev-1; 0 means none */
+    int ndbgev, dbgcap;
 } wb_func;
 
 /* ---- mir.c: construction and inspection ------------------------------------- */
@@ -110,6 +149,13 @@ wb_ins *wb_append(wb_func *f, int block, const wb_ins *in);
 wb_ins *wb_insert(wb_func *f, int block, int at, const wb_ins *in);
 void wb_remove(wb_block *b, int at);
 uint32_t wb_frame_alloc(wb_func *f, uint32_t bytes);
+/* A debug event; returns its index. */
+int wb_new_dbgev(wb_func *f, int var, int kind, uint32_t v, uint32_t v2);
+/* Appends the event chain `ev` to *list (an operation's dbg or a block's dbg_entry). */
+void wb_chain_dbg(wb_func *f, int *list, int ev);
+/* Before operation `at` of the block is deleted: its events go to the operation
+ * before it, or to the block's start. */
+void wb_move_dbg(wb_func *f, wb_block *b, int at);
 
 wb_opnd wb_vreg(int v);
 wb_opnd wb_reg(unsigned code);
@@ -222,6 +268,7 @@ typedef struct wb_module {
     wb_ptrmap gnames;          /* global value -> index in names */
     const char **names;
     int nnames;
+    struct wb_dinfo *dinfo;    /* -g: DWARF collected function by function */
 } wb_module;
 
 /* NULL, with a message in err, if the module's data layout is not the contract's. */
@@ -248,6 +295,16 @@ void wb_schedule(wb_func *f, int limit);                     /* sched.c */
  * spill (the driver then schedules with fewer live values). */
 int wb_regalloc(wb_func *f);                                 /* regalloc.c */
 
+/* dwarf.c: DWARF for the module (-g): .debug_abbrev, .debug_info, .debug_loc as
+ * data directives, and the .debug_line label the assembler's line program fills. */
+typedef struct wb_dinfo wb_dinfo;
+wb_dinfo *wb_dinfo_new(wb_module *mod);
+void wb_dinfo_free(wb_dinfo *d);
+/* After a function is emitted: its subprogram and where its variables live. The
+ * function starts `offset` bundles after the start of .text. */
+void wb_dinfo_function(wb_dinfo *d, LLVMValueRef fn, const wb_func *f, uint32_t offset);
+/* The sections, at the end of the module's assembly; text_bundles is all of .text. */
+int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out);
 /* emit.c */
 int wb_emit_module_header(wb_module *mod, const wb_options *opts, ws_buf *out);
 const char *wb_source_file(wb_module *mod);                   /* !w2.source, or NULL */

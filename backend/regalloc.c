@@ -282,6 +282,15 @@ int wb_regalloc(wb_func *f)
             for (int i = 0; i <= b->nins; i++) {
                 wb_ins *in = i == b->nins ? &b->term : &b->ins[i];
                 if (in->op == WT_OP_NONE) continue;
+                in->dvreg = wb_has_dest(in->op) && wb_is_vreg(in->d) ? in->d.v : 0;
+                /* -g: a copy about to vanish (both sides in one register) says
+                 * that its destination now lives where its source does. */
+                if (f->debug && in->op == WB_COPY && wb_is_vreg(in->d) && wb_is_vreg(in->s[0]) && !dead[id][i] &&
+                    reg[in->d.v] == reg[in->s[0].v]) {
+                    int ev = wb_new_dbgev(f, -1, WB_DV_ALIAS, in->d.v, in->s[0].v);
+                    f->dbgev[ev].next = in->dbg;
+                    in->dbg = ev;
+                }
                 for (int s = 0; s < wb_nsrc(in->op); s++)
                     if (wb_is_vreg(in->s[s])) in->s[s] = wb_reg((unsigned)reg[in->s[s].v]);
                 if (wb_has_dest(in->op) && wb_is_vreg(in->d))
@@ -294,8 +303,10 @@ int wb_regalloc(wb_func *f)
                 const wb_ins *in = &b->ins[i];
                 int from_gate = in->s[0].kind == WB_O_REG && wt_opnd_is_gate(in->s[0].v);
                 if (in->op == WB_COPY && in->d.kind == WB_O_REG && !from_gate &&
-                    (in->d.v == WT_OPND_R0 || wb_opnd_eq(in->d, in->s[0])))
+                    (in->d.v == WT_OPND_R0 || wb_opnd_eq(in->d, in->s[0]))) {
+                    wb_chain_dbg(f, m ? &b->ins[m - 1].dbg : &b->dbg_entry, in->dbg);
                     continue;
+                }
                 b->ins[m++] = *in;
             }
             b->nins = m;

@@ -13,10 +13,9 @@
 
 #include "wld_internal.h"
 
-enum {
-    S_NULL, S_TEXT, S_DATA, S_BSS, S_HOST, S_WHOST, S_WCELLS, S_WLINES, S_WFILES,
-    S_SYMTAB, S_STRTAB, S_SHSTRTAB, S_COUNT
-};
+/* The fixed sections; the debug sections (docs/design.md, section 5) follow
+ * .warp.files, then the symbol table and the name tables. */
+enum { S_NULL, S_TEXT, S_DATA, S_BSS, S_HOST, S_WHOST, S_WCELLS, S_WLINES, S_WFILES, S_DEBUG };
 
 typedef struct sec {
     const char *name;
@@ -28,7 +27,7 @@ typedef struct sec {
 
 static uint32_t align_up(uint32_t v, uint32_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
 
-static int emit(int fd, const wld_image *img, sec *secs)
+static int emit(int fd, const wld_image *img, sec *secs, uint32_t count)
 {
     if (elf_version(EV_CURRENT) == EV_NONE) return -1;
     Elf *e = elf_begin(fd, ELF_C_WRITE, NULL);
@@ -50,10 +49,10 @@ static int emit(int fd, const wld_image *img, sec *secs)
     eh->e_phentsize = sizeof(Elf32_Phdr);
     eh->e_phoff = sizeof(Elf32_Ehdr);
     eh->e_shentsize = sizeof(Elf32_Shdr);
-    eh->e_shstrndx = S_SHSTRTAB;
+    eh->e_shstrndx = (Elf32_Half)(count - 1);
 
     uint32_t off = sizeof(Elf32_Ehdr) + 2 * sizeof(Elf32_Phdr);
-    for (int i = 1; i < S_COUNT; i++) {
+    for (uint32_t i = 1; i < count; i++) {
         Elf_Scn *scn = elf_newscn(e);
         Elf32_Shdr *sh = scn ? elf32_getshdr(scn) : NULL;
         if (!sh) goto fail;
@@ -102,34 +101,37 @@ fail:
 
 int wld_write_image(const wld_image *img, const char *out_path)
 {
-    sec secs[S_COUNT] = {
-        [S_TEXT] = {".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0, 0, 8, WT_BUNDLE_BYTES,
-                    img->text.data, (uint32_t)img->text.len, 0, 0},
-        [S_DATA] = {".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 0, 0, 0, 4, 0, img->data.data,
-                    (uint32_t)img->data.len, 0, 0},
-        [S_BSS] = {".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, img->bss_addr, 0, 0, 4, 0, NULL, img->bss_size, 0, 0},
-        [S_HOST] = {".host", SHT_NOBITS, 0, 0, 0, 0, 4, 0, NULL, img->host_size, 0, 0},
-        [S_WHOST] = {".warp.host", SHT_PROGBITS, 0, 0, 0, 0, 1, 0, img->warp_host.data,
-                     (uint32_t)img->warp_host.len, 0, 0},
-        [S_WCELLS] = {".warp.cells", SHT_PROGBITS, 0, 0, 0, 0, 1, 0, img->warp_cells.data,
-                      (uint32_t)img->warp_cells.len, 0, 0},
-        [S_WLINES] = {".warp.lines", SHT_PROGBITS, 0, 0, 0, 0, 4, 16, img->warp_lines.data,
-                      (uint32_t)img->warp_lines.len, 0, 0},
-        [S_WFILES] = {".warp.files", SHT_PROGBITS, 0, 0, 0, 0, 1, 0, img->warp_files.data,
-                      (uint32_t)img->warp_files.len, 0, 0},
-        [S_SYMTAB] = {".symtab", SHT_SYMTAB, 0, 0, S_STRTAB, img->first_global, 4, sizeof(Elf32_Sym),
-                      img->symtab.data, (uint32_t)img->symtab.len, 0, 0},
-        [S_STRTAB] = {".strtab", SHT_STRTAB, 0, 0, 0, 0, 1, 0, img->strtab.data, (uint32_t)img->strtab.len, 0, 0},
-        [S_SHSTRTAB] = {".shstrtab", SHT_STRTAB, 0, 0, 0, 0, 1, 0, NULL, 0, 0, 0},
-    };
+    uint32_t symtab = S_DEBUG + (uint32_t)img->ndbg, strtab = symtab + 1, count = symtab + 3;
+    sec *secs = ws_xcalloc(count, sizeof *secs);
+    secs[S_TEXT] = (sec){".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0, 0, 8, WT_BUNDLE_BYTES,
+                         img->text.data, (uint32_t)img->text.len, 0, 0};
+    secs[S_DATA] = (sec){".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 0, 0, 0, 4, 0, img->data.data,
+                         (uint32_t)img->data.len, 0, 0};
+    secs[S_BSS] = (sec){".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, img->bss_addr, 0, 0, 4, 0, NULL, img->bss_size, 0, 0};
+    secs[S_HOST] = (sec){".host", SHT_NOBITS, 0, 0, 0, 0, 4, 0, NULL, img->host_size, 0, 0};
+    secs[S_WHOST] = (sec){".warp.host", SHT_PROGBITS, 0, 0, 0, 0, 1, 0, img->warp_host.data,
+                          (uint32_t)img->warp_host.len, 0, 0};
+    secs[S_WCELLS] = (sec){".warp.cells", SHT_PROGBITS, 0, 0, 0, 0, 1, 0, img->warp_cells.data,
+                           (uint32_t)img->warp_cells.len, 0, 0};
+    secs[S_WLINES] = (sec){".warp.lines", SHT_PROGBITS, 0, 0, 0, 0, 4, 16, img->warp_lines.data,
+                           (uint32_t)img->warp_lines.len, 0, 0};
+    secs[S_WFILES] = (sec){".warp.files", SHT_PROGBITS, 0, 0, 0, 0, 1, 0, img->warp_files.data,
+                           (uint32_t)img->warp_files.len, 0, 0};
+    for (size_t j = 0; j < img->ndbg; j++)
+        secs[S_DEBUG + j] = (sec){img->dbg_names[j], SHT_PROGBITS, 0, 0, 0, 0, 1, 0, img->dbg[j].data,
+                                  (uint32_t)img->dbg[j].len, 0, 0};
+    secs[symtab] = (sec){".symtab", SHT_SYMTAB, 0, 0, strtab, img->first_global, 4, sizeof(Elf32_Sym),
+                         img->symtab.data, (uint32_t)img->symtab.len, 0, 0};
+    secs[strtab] = (sec){".strtab", SHT_STRTAB, 0, 0, 0, 0, 1, 0, img->strtab.data, (uint32_t)img->strtab.len, 0, 0};
+    secs[count - 1] = (sec){".shstrtab", SHT_STRTAB, 0, 0, 0, 0, 1, 0, NULL, 0, 0, 0};
     ws_buf shstrtab = {0};
     ws_buf_append(&shstrtab, "", 1);
-    for (int i = 1; i < S_COUNT; i++) {
+    for (uint32_t i = 1; i < count; i++) {
         secs[i].name_off = (uint32_t)shstrtab.len;
         ws_buf_append(&shstrtab, secs[i].name, strlen(secs[i].name) + 1);
     }
-    secs[S_SHSTRTAB].data = shstrtab.data;
-    secs[S_SHSTRTAB].size = (uint32_t)shstrtab.len;
+    secs[count - 1].data = shstrtab.data;
+    secs[count - 1].size = (uint32_t)shstrtab.len;
 
     int rc = -1;
     FILE *tmp = NULL;
@@ -142,7 +144,7 @@ int wld_write_image(const wld_image *img, const char *out_path)
         wld_error(out_path, "cannot write: %s", strerror(errno));
         goto done;
     }
-    if (emit(fileno(f), img, secs) != 0) {
+    if (emit(fileno(f), img, secs, count) != 0) {
         wld_error(out_path, "cannot write: %s", elf_errmsg(-1));
         if (!to_stdout) ws_output_abort(&out);
         goto done;
@@ -172,5 +174,6 @@ int wld_write_image(const wld_image *img, const char *out_path)
 done:
     if (tmp) fclose(tmp);
     ws_buf_free(&shstrtab);
+    free(secs);
     return rc;
 }

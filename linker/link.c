@@ -213,6 +213,9 @@ static int resolve_globals(wld_obj *objs, size_t n, globals *G)
         for (int w = 0; w < 2; w++)
             for (size_t r = 0; r < o->nrel[w]; r++)
                 if (o->rel[w][r].type != WT_R_NONE) o->syms[o->rel[w][r].sym].needed = 1;
+        for (size_t k = 0; k < o->ndbg; k++)
+            for (size_t r = 0; r < o->dbg[k].nrel; r++)
+                if (o->dbg[k].rel[r].type != WT_R_NONE) o->syms[o->dbg[k].rel[r].sym].needed = 1;
     }
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
@@ -327,6 +330,44 @@ static void merge_lines(wld_obj *objs, size_t n, ws_buf *lines, ws_buf *files)
     free(names);
 }
 
+/* The debug sections: one of each name, the objects' parts in command-line order,
+ * each relocation adding its symbol's address (or, for a debug section's symbol,
+ * where that object's part landed) to the value in place. */
+static void merge_debug(wld_obj *objs, size_t n, wld_image *img)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < objs[i].ndbg; k++) {
+            wld_dbgsec *d = &objs[i].dbg[k];
+            size_t j = 0;
+            while (j < img->ndbg && strcmp(img->dbg_names[j], d->name) != 0) j++;
+            if (j == img->ndbg) {
+                img->dbg_names = ws_xrealloc(img->dbg_names, (img->ndbg + 1) * sizeof *img->dbg_names);
+                img->dbg = ws_xrealloc(img->dbg, (img->ndbg + 1) * sizeof *img->dbg);
+                img->dbg_names[j] = d->name;
+                memset(&img->dbg[j], 0, sizeof img->dbg[j]);
+                img->ndbg++;
+            }
+            d->base = (uint32_t)img->dbg[j].len;
+            ws_buf_append(&img->dbg[j], d->data, d->size);
+        }
+    for (size_t i = 0; i < n; i++) {
+        wld_obj *o = &objs[i];
+        for (size_t k = 0; k < o->ndbg; k++) {
+            wld_dbgsec *d = &o->dbg[k];
+            size_t j = 0;
+            while (strcmp(img->dbg_names[j], d->name) != 0) j++;
+            uint8_t *bytes = (uint8_t *)img->dbg[j].data + d->base;
+            for (size_t r = 0; r < d->nrel; r++) {
+                const wld_rel *x = &d->rel[r];
+                if (x->type == WT_R_NONE) continue;
+                const wld_sym *y = target_of(o, x->sym);
+                uint32_t s = !x->sym ? 0 : y->dbg >= 0 ? o->dbg[y->dbg].base : y->addr;
+                wld_put32(bytes + x->offset, wld_get32(bytes + x->offset) + s);
+            }
+        }
+    }
+}
+
 static void put_sym(wld_image *img, const wld_sym *y)
 {
     static const uint16_t shndx[WLD_NMEM] = {1, 2, 3, 4};
@@ -381,6 +422,9 @@ static void image_free(wld_image *img)
     ws_buf_free(&img->warp_files);
     ws_buf_free(&img->symtab);
     ws_buf_free(&img->strtab);
+    for (size_t j = 0; j < img->ndbg; j++) ws_buf_free(&img->dbg[j]);
+    free(img->dbg);
+    free(img->dbg_names);
 }
 
 int wld_link(const char *const *inputs, size_t ninputs, const char *out_path, const wld_options *opts)
@@ -427,6 +471,7 @@ int wld_link(const char *const *inputs, size_t ninputs, const char *out_path, co
     if (apply_relocations(objs, ninputs, M, (uint8_t *)img.text.data, (uint8_t *)img.data.data) != 0) goto out;
     if (merge_cells(objs, ninputs, &img.warp_cells) != 0) goto out;
     merge_lines(objs, ninputs, &img.warp_lines, &img.warp_files);
+    merge_debug(objs, ninputs, &img);
     build_symtab(objs, ninputs, &img);
 
     img.e_flags = M->id == WT_MODEL_IWARP ? WT_EF_IWARP : 0;

@@ -221,6 +221,9 @@ static int read_symbols(wld_obj *o, Elf_Scn *scn, const GElf_Shdr *sh, const GEl
         y->sec = s.st_shndx == SHN_UNDEF ? WLD_UNDEF : s.st_shndx == SHN_ABS ? WLD_ABS : WLD_OTHER;
         for (int m = 0; m < WLD_NMEM; m++)
             if (o->mem_index[m] && s.st_shndx == o->mem_index[m]) y->sec = m;
+        y->dbg = -1;
+        for (size_t k = 0; k < o->ndbg; k++)
+            if (y->type == STT_SECTION && s.st_shndx == o->dbg[k].index) y->dbg = (int)k;
         /* Section symbols may name sections that hold no memory (gas writes
          * them); anything else there could not be given an address. */
         if (y->sec == WLD_OTHER && (s.st_shndx >= shnum || y->type != STT_SECTION))
@@ -291,6 +294,39 @@ static int check_host_symbols(const wld_obj *o)
         if (!found)
             return wld_error(o->path, "host array '%.*s' has no symbol at its place in .host (0x%x)",
                              (int)h->name_len, h->name, h->offset);
+    }
+    return 0;
+}
+
+/* A debug section's relocations: Elf32_Rel entries read from the file's bytes
+ * (the section type is the toolchain's own, which libelf does not convert). */
+static int read_debug_relocs(wld_obj *o, const GElf_Shdr *sh, const char *name, wld_dbgsec *d)
+{
+    if (sh->sh_entsize != sizeof(Elf32_Rel) || sh->sh_size % sizeof(Elf32_Rel) != 0)
+        return wld_error(o->path, "%s: bad relocation entry size", name);
+    if (d->rel) return wld_error(o->path, "more than one relocation section for %s", d->name);
+    size_t n = sh->sh_size / sizeof(Elf32_Rel);
+    const uint8_t *p = (const uint8_t *)o->buf + sh->sh_offset;
+    d->rel = ws_xcalloc(n ? n : 1, sizeof *d->rel);
+    d->nrel = n;
+    for (size_t i = 0; i < n; i++, p += sizeof(Elf32_Rel)) {
+        wld_rel *x = &d->rel[i];
+        uint32_t info = wld_get32(p + 4);
+        x->offset = wld_get32(p);
+        x->type = ELF32_R_TYPE(info);
+        x->sym = ELF32_R_SYM(info);
+        if (x->type != WT_R_NONE && x->type != WT_R_ABS32)
+            return wld_error(o->path, "relocation %zu in %s: type %u does not apply there", i, d->name, x->type);
+        if (x->offset > d->size || d->size - x->offset < 4)
+            return wld_error(o->path, "relocation %zu: offset 0x%x is outside %s", i, x->offset, d->name);
+        if (x->sym >= o->nsyms)
+            return wld_error(o->path, "relocation %zu in %s: symbol index %u is past the symbol table", i, d->name, x->sym);
+        const wld_sym *y = &o->syms[x->sym];
+        if (y->sec == WLD_OTHER && y->dbg < 0)
+            return wld_error(o->path, "relocation %zu in %s refers to a section that is neither memory nor debug information",
+                             i, d->name);
+        if (y->sec == WLD_HOST && y->type == STT_SECTION)
+            return wld_error(o->path, "relocation %zu in %s is against the .host section, not a host array", i, d->name);
     }
     return 0;
 }
@@ -367,6 +403,18 @@ int wld_read_object(wld_obj *o, const char *path)
             if (sh[i].sh_type != SHT_PROGBITS) { wld_error(path, "%s has section type %u", name, sh[i].sh_type); goto out; }
             warp_index[w] = i;
         }
+        if (strncmp(name, ".debug_", 7) == 0 && name[7] && !(sh[i].sh_flags & SHF_ALLOC)) {
+            known = 1;
+            if (sh[i].sh_type != SHT_PROGBITS || sh[i].sh_size > 0xffffffffu) {
+                wld_error(path, "%s has section type %u", name, sh[i].sh_type);
+                goto out;
+            }
+            for (size_t k = 0; k < o->ndbg; k++)
+                if (strcmp(o->dbg[k].name, name) == 0) { wld_error(path, "more than one %s section", name); goto out; }
+            o->dbg = ws_xrealloc(o->dbg, (o->ndbg + 1) * sizeof *o->dbg);
+            o->dbg[o->ndbg++] = (wld_dbgsec){name, (const uint8_t *)o->buf + sh[i].sh_offset,
+                                             (uint32_t)sh[i].sh_size, (unsigned)i, NULL, 0, 0};
+        }
         if (sh[i].sh_type == SHT_SYMTAB) {
             if (symtab) { wld_error(path, "more than one symbol table"); goto out; }
             symtab = i;
@@ -399,6 +447,18 @@ int wld_read_object(wld_obj *o, const char *path)
         if (sh[i].sh_link != symtab) { wld_error(path, "%s does not use the symbol table", shstr + sh[i].sh_name); goto out; }
         if (read_relocs(o, elf_getscn(o->elf, i), &sh[i], which) != 0) goto out;
     }
+    for (size_t i = 1; i < n; i++) {
+        if (sh[i].sh_type != WT_SHT_DEBUG_REL) continue;
+        const char *name = shstr + sh[i].sh_name;
+        size_t k = 0;
+        while (k < o->ndbg && o->dbg[k].index != sh[i].sh_info) k++;
+        if (k == o->ndbg) {
+            wld_error(path, "%s relocates section %u, which is not a debug section", name, (unsigned)sh[i].sh_info);
+            goto out;
+        }
+        if (sh[i].sh_link != symtab) { wld_error(path, "%s does not use the symbol table", name); goto out; }
+        if (read_debug_relocs(o, &sh[i], name, &o->dbg[k]) != 0) goto out;
+    }
 
     const char *w[4];
     uint32_t wsize[4];
@@ -425,5 +485,7 @@ void wld_free_object(wld_obj *o)
     free(o->rel[1]);
     free(o->host);
     free(o->files);
+    for (size_t k = 0; k < o->ndbg; k++) free(o->dbg[k].rel);
+    free(o->dbg);
     memset(o, 0, sizeof *o);
 }

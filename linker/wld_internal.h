@@ -31,12 +31,25 @@ typedef struct wld_sym {
     uint32_t addr;           /* its address in the image, once laid out */
     wld_global *global;      /* for STB_GLOBAL symbols */
     int needed;              /* a relocation refers to it */
+    int dbg;                 /* the section symbol of debug section dbg[k]: k; else -1 */
 } wld_sym;
 
 typedef struct wld_rel {
     uint32_t offset, type, sym;
     int32_t addend;
 } wld_rel;
+
+/* A debug section (docs/design.md, section 5): concatenated by name into the image,
+ * its WT_SHT_DEBUG_REL relocations applied (S + the value in place). */
+typedef struct wld_dbgsec {
+    const char *name;        /* into the object's section name table */
+    const uint8_t *data;
+    uint32_t size;
+    unsigned index;          /* ELF section index */
+    wld_rel *rel;
+    size_t nrel;
+    uint32_t base;           /* where it lands in the image's section of that name */
+} wld_dbgsec;
 
 typedef struct wld_host {
     const char *line;        /* "NAME in float 100 0", into the object */
@@ -71,6 +84,8 @@ typedef struct wld_obj {
     size_t nsyms;
     wld_rel *rel[2];         /* against .text, .data */
     size_t nrel[2];
+    wld_dbgsec *dbg;
+    size_t ndbg;
 } wld_obj;
 
 struct wld_global {
@@ -95,6 +110,9 @@ typedef struct wld_image {
     ws_buf warp_host, warp_cells, warp_lines, warp_files;
     ws_buf symtab, strtab;   /* Elf32_Sym entries in file byte order, names */
     uint32_t first_global;
+    const char **dbg_names;  /* the debug sections, in order of first appearance */
+    ws_buf *dbg;
+    size_t ndbg;
 } wld_image;
 
 int wld_write_image(const wld_image *img, const char *out_path);

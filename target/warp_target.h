@@ -203,5 +203,11 @@ enum {
     WT_R_TARGET = 3,             /* (S+A)/40 into the branch target field */
     WT_R_ABS32 = 4               /* S+A into a 32-bit data word */
 };
+/* Relocations of a debug section of an object (docs/design.md, section 5): Elf32_Rel
+ * entries of type WT_R_ABS32 with the addend in place, in a section of this
+ * processor-specific type named ".warp.rel" + the debug section's name. readelf
+ * knows no Warp relocation and would complain about standard ones; with these it
+ * reads an object's DWARF as it is, every address relative to its section. */
+#define WT_SHT_DEBUG_REL 0x70000001u
 
 #endif

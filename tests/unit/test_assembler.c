@@ -243,16 +243,16 @@ static void test_design_example(void **state)
     assert_int_equal(eh.e_ident[EI_CLASS], ELFCLASS32);
     assert_int_equal(eh.e_ident[EI_DATA], ELFDATA2LSB);
 
-    /* Section order and kinds are the contract. */
+    /* Section order and kinds are the contract; the .loc gives a DWARF line program. */
     static const char *names[] = {".text", ".data", ".bss", ".host", ".warp.host", ".warp.cells",
-                                  ".warp.lines", ".warp.files", ".rela.text", ".rela.data", ".symtab",
-                                  ".strtab", ".shstrtab"};
+                                  ".warp.lines", ".warp.files", ".debug_line", ".rela.text", ".rela.data",
+                                  ".warp.rel.debug_line", ".symtab", ".strtab", ".shstrtab"};
     static const unsigned types[] = {SHT_PROGBITS, SHT_PROGBITS, SHT_NOBITS, SHT_NOBITS, SHT_PROGBITS,
-                                     SHT_PROGBITS, SHT_PROGBITS, SHT_PROGBITS, SHT_RELA, SHT_RELA,
-                                     SHT_SYMTAB, SHT_STRTAB, SHT_STRTAB};
+                                     SHT_PROGBITS, SHT_PROGBITS, SHT_PROGBITS, SHT_PROGBITS, SHT_RELA, SHT_RELA,
+                                     WT_SHT_DEBUG_REL, SHT_SYMTAB, SHT_STRTAB, SHT_STRTAB};
     size_t shnum;
     elf_getshdrnum(o.e, &shnum);
-    assert_int_equal(shnum, 14);
+    assert_int_equal(shnum, 16);
     for (size_t i = 1; i < shnum; i++) {
         GElf_Shdr sh;
         gelf_getshdr(elf_getscn(o.e, i), &sh);
@@ -616,8 +616,8 @@ static const bad_case bad_cases[] = {
     {"a: nop\na: nop\n", "t.s:2:1: error: redefinition of 'a'"},
     {"r1: nop\n", "t.s:1:1: error: 'r1' is an operand name and cannot be a label unquoted (write \"r1\":)"},
     {".data\n  halt\n", "t.s:2:3: error: operations are only allowed in .text"},
-    {".word 1\n", "t.s:1:1: error: '.word' is only allowed in .data"},
-    {".bss\n.word 1\n", "t.s:2:1: error: '.word' is only allowed in .data (use .zero in .bss)"},
+    {".word 1\n", "t.s:1:1: error: '.word' is only allowed in .data and debug sections"},
+    {".bss\n.word 1\n", "t.s:2:1: error: '.word' is only allowed in .data and debug sections (use .zero in .bss)"},
     {".zero 4\n", "t.s:1:1: error: '.zero' is not allowed in .text"},
     {".model pdp11\n", "t.s:1:8: error: unknown model 'pdp11' (expected warp or iwarp)"},
     {".model warp\n.model iwarp\n", "t.s:2:8: error: '.model iwarp' conflicts with the earlier '.model warp'"},
