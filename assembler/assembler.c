@@ -64,6 +64,7 @@ typedef struct as {
     char **files;
     size_t nfiles;
     int have_cells;
+    int flowctl;            /* .flowctl: the linker times the cells (Warp) */
     long cells_first, cells_last;
     was_sym text_sym;       /* .text itself, for the line program's relocation */
 } as;
@@ -1100,6 +1101,8 @@ static void parse_directive(as *A, const char *s, const char *e)
         dir_model(A, &d);
     } else if (strcmp(name, ".cells") == 0) {
         dir_cells(A, &d);
+    } else if (strcmp(name, ".flowctl") == 0) {
+        if (want_args(A, &d, 0, 0) == 0) A->flowctl = 1;
     } else if (strcmp(name, ".file") == 0) {
         dir_file(A, &d);
     } else if (strcmp(name, ".host") == 0) {
@@ -1336,6 +1339,7 @@ int was_assemble(const char *path, const char *text, size_t len, const was_optio
     if (diag->errors == errors_before) {
         const wt_model *m = A.model ? A.model : A.want;
         A.u.e_flags = !m ? WT_EF_ANY_MODEL : m->id == WT_MODEL_IWARP ? WT_EF_IWARP : 0;
+        if (A.flowctl) A.u.e_flags |= WT_EF_FLOWCTL;
         rc = was_write_object(&A.u, out_path);
     }
     free_unit(&A);

@@ -107,6 +107,8 @@ int wb_emit_module_header(wb_module *mod, const wb_options *opts, ws_buf *out)
             return wb_error(mod, "malformed !w2.cells");
         }
         ws_buf_printf(out, DIR "%lld, %lld\n", ".cells", first, last);
+        /* Warp cells never wait for a queue: the linker times them (docs/design.md, 5). */
+        if (opts->model->id == WT_MODEL_WARP && !opts->no_flow_control) ws_buf_printf(out, DIR "\n", ".flowctl");
         free(ops);
     }
     free(nodes);

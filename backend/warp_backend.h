@@ -16,6 +16,8 @@ typedef struct wb_options {
     int opt_level;          /* 0..3 */
     int debug_info;         /* -g: emit .loc and keep variables findable */
     int no_swp;             /* -fno-swp: no software pipelining */
+    int no_flow_control;    /* -fno-flow-control: on Warp, leave the cells' timing to the
+                               queues at run time (no `.flowctl`, skew 0) */
     ws_buf *swp_report;     /* if set, one line per innermost loop (-Rpass=swp):
                                "FILE:LINE: II=n MII=m (ResMII=r, RecMII=c) stages=s"
                                or "FILE:LINE: not pipelined: why" */

@@ -28,7 +28,7 @@ def host_inputs(directory, name):
     ins = []
     for f in sorted(os.listdir(directory)):
         stem, _, ext = f.partition(".")
-        if stem == name and ext not in ("w2", "expected"):
+        if stem == name and ext not in ("w2", "expected", "warp-error"):
             ins += ["--in", "%s=%s" % (ext, os.path.join(directory, f))]
     return ins
 

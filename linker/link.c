@@ -479,6 +479,7 @@ int wld_link(const char *const *inputs, size_t ninputs, const char *out_path, co
     img.bss_addr = (uint32_t)bss_addr;
     img.bss_size = (uint32_t)bss_size;
     img.host_size = (uint32_t)host_size;
+    if (wld_flow_control(objs, ninputs, M, img.entry, &img, out_path) != 0) goto out;
     rc = wld_write_image(&img, out_path);
 out:
     image_free(&img);

@@ -52,10 +52,11 @@ static int check_header(wld_obj *o, uint16_t *shnum, uint16_t *shstrndx)
     if (type != ET_REL)
         return wld_error(o->path, type == ET_EXEC ? "is a linked image, not a relocatable object"
                                                   : "not a relocatable object (ELF type %u)", type);
-    if ((flags & ~(uint32_t)(WT_EF_IWARP | WT_EF_ANY_MODEL)) != 0 ||
+    if ((flags & ~(uint32_t)(WT_EF_IWARP | WT_EF_ANY_MODEL | WT_EF_FLOWCTL)) != 0 ||
         (flags & (WT_EF_IWARP | WT_EF_ANY_MODEL)) == (WT_EF_IWARP | WT_EF_ANY_MODEL))
         return wld_error(o->path, "unknown e_flags 0x%x", flags);
     o->model = flags & WT_EF_ANY_MODEL ? -1 : flags & WT_EF_IWARP ? WT_MODEL_IWARP : WT_MODEL_WARP;
+    o->flowctl = (flags & WT_EF_FLOWCTL) != 0;
     if (ehsize != sizeof(Elf32_Ehdr)) return wld_error(o->path, "bad ELF header size %u", ehsize);
     if (*shnum == 0 || shoff == 0) return wld_error(o->path, "no section header table");
     if (shentsize != sizeof(Elf32_Shdr)) return wld_error(o->path, "bad section header size %u", shentsize);

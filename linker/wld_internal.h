@@ -66,6 +66,7 @@ typedef struct wld_obj {
     size_t size;
     Elf *elf;
     int model;               /* WT_MODEL_*, or -1: either */
+    int flowctl;             /* asks for compile-time flow control (.flowctl) */
     const uint8_t *mem[WLD_NMEM];
     uint32_t mem_size[WLD_NMEM], mem_align[WLD_NMEM];
     unsigned mem_index[WLD_NMEM]; /* ELF section index, 0 if absent */
@@ -116,6 +117,12 @@ typedef struct wld_image {
 } wld_image;
 
 int wld_write_image(const wld_image *img, const char *out_path);
+
+/* flow.c: for a Warp image whose objects ask for it, the skew between cells from
+ * the program's timing, into .warp.cells, and WT_EF_FLOWCTL in e_flags. -1 after a
+ * compiler-style diagnostic naming the statement that cannot be timed. */
+int wld_flow_control(const wld_obj *objs, size_t n, const wt_model *M, uint32_t entry, wld_image *img,
+                     const char *out_path);
 
 static inline uint32_t wld_get32(const uint8_t *p)
 {

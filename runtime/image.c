@@ -65,8 +65,9 @@ static int check_header(loader *L)
     if (eh.e_type != ET_EXEC)
         return fail(L, "not an executable image (e_type %u%s)", (unsigned)eh.e_type,
                     eh.e_type == ET_REL ? ", a relocatable object: link it first" : "");
-    if (eh.e_flags & ~(GElf_Word)WT_EF_IWARP) return fail(L, "unknown e_flags 0x%x", (unsigned)eh.e_flags);
+    if (eh.e_flags & ~(GElf_Word)(WT_EF_IWARP | WT_EF_FLOWCTL)) return fail(L, "unknown e_flags 0x%x", (unsigned)eh.e_flags);
     L->img->model = wt_model_get(eh.e_flags & WT_EF_IWARP ? WT_MODEL_IWARP : WT_MODEL_WARP);
+    L->img->flow_controlled = (eh.e_flags & WT_EF_FLOWCTL) != 0;
 
     /* libelf reads the tables lazily and trusts their placement: check it first. */
     if (eh.e_shnum == 0 || eh.e_shoff == 0) return fail(L, "no section headers");
@@ -211,8 +212,11 @@ static int load_cells(loader *L, const GElf_Shdr *sh)
     const char *p = text;
     uint32_t v[3];
     int bad = 0;
+    int negative = 0;
     for (int i = 0; i < 3 && !bad; i++) {
         skip_blanks(&p);
+        /* the skew may be negative: the last cell starts first (data flowing left) */
+        if (i == 2 && *p == '-') negative = *p++ == '-';
         bad = parse_uint(&p, INT32_MAX, &v[i]) != 0;
     }
     if (!bad) {
@@ -227,7 +231,7 @@ static int load_cells(loader *L, const GElf_Shdr *sh)
         return fail(L, "bad .warp.cells: %llu cells, at most %d", (unsigned long long)v[1] - v[0] + 1, WSIM_MAX_CELLS);
     L->img->first_cell = (int)v[0];
     L->img->last_cell = (int)v[1];
-    L->img->skew = v[2];
+    L->img->skew = negative ? -(int32_t)v[2] : (int32_t)v[2];
     return 0;
 }
 
@@ -571,6 +575,7 @@ void wrt_sim_program(const wrt_image *img, wsim_program *out)
     out->first_cell = img->first_cell;
     out->last_cell = img->last_cell;
     out->skew = img->skew;
+    out->flow_controlled = img->flow_controlled;
     out->where = image_where;
     out->where_ctx = (void *)img;
 }

@@ -35,7 +35,8 @@ typedef struct wrt_line {
 typedef struct wrt_image {
     const wt_model *model;
     int first_cell, last_cell;
-    uint32_t skew;
+    int32_t skew;            /* cell k starts k*skew clocks after cell 0 (negative: the last first) */
+    int flow_controlled;     /* WT_EF_FLOWCTL: the skew was computed; a queue wait is a compiler bug */
     wt_insn *code;
     uint32_t ncode, entry;
     uint8_t *data;           /* initialised data memory from address 0 */

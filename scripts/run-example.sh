@@ -14,6 +14,6 @@ trap 'rm -f "$img"' EXIT
 "$root/build/bin/warp-cc" "${flags[@]}" -o "$img" "$root/examples/$name.w2"
 ins=()
 for f in "$root/examples/$name".*; do
-    case "${f##*.}" in w2|expected) ;; *) ins+=(--in "${f##*.}=$f") ;; esac
+    case "${f##*.}" in w2|expected|warp-error) ;; *) ins+=(--in "${f##*.}=$f") ;; esac
 done
 "$root/build/bin/warp-sim" "$img" "${ins[@]}" --stats

@@ -224,7 +224,8 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
         c->src[SRC_CID] = (uint32_t)(p->first_cell + k);
         c->pc = p->entry;
         c->state = WSIM_CELL_WAITING;
-        c->next_issue = (uint64_t)k * p->skew;
+        c->next_issue = p->skew >= 0 ? (uint64_t)k * (uint64_t)p->skew
+                                      : (uint64_t)(s->ncells - 1 - k) * (uint64_t)(-(int64_t)p->skew);
         if (c->next_issue > s->horizon) s->horizon = c->next_issue;
         c->mem = ws_xcalloc(m->data_mem_bytes, 1);
         if (p->data_size) memcpy(c->mem, p->data, p->data_size);
@@ -551,6 +552,10 @@ static int issue(wsim *s, int k, uint64_t t)
     return 1;
 
 stall:
+    if (s->prog.flow_controlled) {
+        wsim__flow_bug(s, k, pc, t);
+        return 0;
+    }
     c->stall_queue++;
     c->state = WSIM_CELL_STALLED;
     return 0;

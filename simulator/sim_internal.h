@@ -122,6 +122,8 @@ struct wsim {
 void wsim__fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void wsim__deadlock(wsim *s);
+/* A flow-controlled cell found a queue empty or full: stops the run (WSIM_FLOW_BUG). */
+void wsim__flow_bug(wsim *s, int cell, uint32_t pc, uint64_t t);
 /* Why a cell's next bundle cannot issue at clock t; "" if it can. */
 void wsim__wait_reason(const wsim *s, int cell, uint64_t t, char *buf, size_t size);
 /* "FILE:LINE" of a program address through the program's callback; NULL if unknown. */

@@ -104,6 +104,21 @@ void wsim__deadlock(wsim *s)
     s->status = WSIM_DEADLOCK;
 }
 
+void wsim__flow_bug(wsim *s, int k, uint32_t pc, uint64_t t)
+{
+    char at[300], why[160];
+    pc_text(s, pc, at, sizeof at);
+    wsim__wait_reason(s, k, t, why, sizeof why);
+    ws_buf b = {0};
+    ws_buf_printf(&b, "compiler bug: cell %d (cid %d): %s: at clock %llu it %s, but the compiler timed the cells "
+                  "(skew %d) so that no cell ever waits for a queue",
+                  k, s->prog.first_cell + k, at, (unsigned long long)t, *why ? why : "cannot issue", (int)s->prog.skew);
+    ws_buf_append(&b, "", 1);
+    free(s->msg);
+    s->msg = b.data;
+    s->status = WSIM_FLOW_BUG;
+}
+
 static double percent(uint64_t part, uint64_t whole)
 {
     return whole ? 100.0 * (double)part / (double)whole : 0.0;

@@ -21,7 +21,11 @@ typedef struct wsim_program {
     uint32_t data_size;
     uint32_t host_size;         /* bytes of host memory */
     int first_cell, last_cell;  /* cellprogram (cid : first : last) */
-    uint32_t skew;              /* cell k starts k*skew clocks after the first */
+    int32_t skew;               /* cell k starts k*skew clocks after the first; negative:
+                                   cell k starts (LAST-FIRST-k)*|skew| after the last */
+    int flow_controlled;        /* compile-time flow control (Warp): the compiler chose the
+                                   skew so that no cell ever waits for a queue, so a wait
+                                   stops the run with WSIM_FLOW_BUG */
     /* Optional: names a program address for messages ("poly.w2:27"); NULL if unknown. */
     const char *(*where)(void *ctx, uint32_t pc, char *buf, size_t size);
     void *where_ctx;
@@ -32,7 +36,9 @@ typedef enum wsim_status {
     WSIM_DONE,         /* every cell halted, nothing in flight */
     WSIM_FAULT,        /* a run-time fault; wsim_message says which cell, pc and line */
     WSIM_DEADLOCK,     /* no cell can ever issue again; wsim_message is the wait-for report */
-    WSIM_CYCLE_LIMIT   /* wsim_run reached its limit */
+    WSIM_CYCLE_LIMIT,  /* wsim_run reached its limit */
+    WSIM_FLOW_BUG      /* a flow-controlled cell would have waited for a queue: a compiler
+                          bug (the skew was wrong); wsim_message says where */
 } wsim_status;
 
 typedef enum wsim_cell_state {

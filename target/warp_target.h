@@ -196,6 +196,10 @@ static inline uint32_t wt_ftoi_sat(uint32_t a)
  * same on both models, so it links with objects of either (crt0.o is built once
  * for both). Images never carry it. */
 #define WT_EF_ANY_MODEL 0x2
+/* e_flags of an object that asks for compile-time flow control (`.flowctl`), and of a
+ * Warp image whose skew the linker computed from its schedule: the simulator then
+ * treats any wait for a queue as a compiler bug (docs/design.md, section 5). */
+#define WT_EF_FLOWCTL 0x4
 enum {
     WT_R_NONE = 0,
     WT_R_IMM0 = 1,               /* S+A into literal field 0 of the bundle at r_offset */

@@ -33,6 +33,7 @@ typedef struct driver {
     int werror;
     int nostartfiles;
     int no_swp;            /* -fno-swp */
+    int no_flow_control;   /* -fno-flow-control */
     int remark_swp;        /* -Rpass=swp */
     stop_stage stop;
     const char *output;
@@ -59,6 +60,9 @@ static void usage(FILE *out)
             "  -Werror           treat warnings as errors\n"
             "  -nostartfiles     do not link crt0.o\n"
             "  -fno-swp          do not software-pipeline loops (at -O1 and up they are)\n"
+            "  -fno-flow-control on -mcpu=warp, do not time the cells at compile time: skew 0,\n"
+            "                    and cells wait for their queues at run time as on iWarp\n"
+            "                    (for programs whose I/O depends on data; the Warp could not)\n"
             "  -Rpass=swp        report on stderr how each innermost loop was pipelined\n"
             "  --help, --version\n");
 }
@@ -169,7 +173,7 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
     }
     ws_buf remarks = {0};
     wb_options bopts = {.model = d->model, .opt_level = d->opt_level, .debug_info = d->debug_info,
-                        .no_swp = d->no_swp, .swp_report = d->remark_swp ? &remarks : NULL};
+                        .no_swp = d->no_swp, .no_flow_control = d->no_flow_control, .swp_report = d->remark_swp ? &remarks : NULL};
     int brc = wb_emit_assembly(m, &bopts, &asm_text, err, sizeof err);
     /* Remarks as clang prints them: on stderr, one per loop, "FILE:LINE: remark: ..." */
     for (const char *p = remarks.data; p && p < remarks.data + remarks.len;) {
@@ -342,6 +346,10 @@ static int parse_args(driver *d, int argc, char **argv)
             d->no_swp = 1;
         } else if (strcmp(a, "-fswp") == 0) {
             d->no_swp = 0;
+        } else if (strcmp(a, "-fno-flow-control") == 0) {
+            d->no_flow_control = 1;
+        } else if (strcmp(a, "-fflow-control") == 0) {
+            d->no_flow_control = 0;
         } else if (strcmp(a, "-Rpass=swp") == 0) {
             d->remark_swp = 1;
         } else if (strcmp(a, "-o") == 0) {

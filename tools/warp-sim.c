@@ -4,7 +4,8 @@
  *         --wsim_run--> wrt_host_write (each `out`) [--stats: wsim_print_stats]
  *
  * Exit status: 0 done, 1 usage or input error, 2 run-time fault, 3 deadlock,
- * 4 cycle limit. */
+ * 4 cycle limit, 5 a compiler bug: a cell of a flow-controlled Warp image waited
+ * for a queue (the compiler's skew was wrong). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +239,10 @@ static int run(const options *o)
             rc = 3;
             break;
         }
+        case WSIM_FLOW_BUG:
+            fprintf(stderr, "warp-sim: %s\n", wsim_message(sim));
+            rc = 5;
+            break;
         default:
             fprintf(stderr, "warp-sim: %s: stopped at the cycle limit (%llu cycles)\n", o->image, cycles);
             rc = 4;

@@ -1,0 +1,1060 @@
+/* Compile-time flow control: an abstract run of each cell, then the skew.
+ *
+ * The abstract machine follows the simulator's timing rules exactly (docs/design.md,
+ * section 1): one bundle a clock, or two under the iWarp gate-operation rule; a
+ * result of latency L issued at t visible from t+L; a bundle that needs a slot a
+ * non-pipelined operation still holds waits. It never waits for a queue: finding
+ * the skew for which no cell ever would is the point. Values are known (a 32-bit
+ * word) or unknown; memory is tracked word by word.
+ *
+ * Time is an interval [lo, hi] once paths whose lengths differ have merged, and
+ * every receive and send is recorded with the interval of its issue clock. For
+ * neighbours k (sender) and k+d (receiver, d = +1 rightward, -1 leftward) and the
+ * j-th word on a channel, with cell k starting k*skew clocks after cell 0:
+ *   arrival:  send_hi(j) + latency + link + k*skew <= recv_lo(j) + (k+d)*skew
+ *   capacity: recv_hi(j-Q) + (k+d)*skew < send_lo(j) + k*skew   (Q = queue words;
+ *             a dequeue at t frees its slot for writers from t+1)
+ * Each gives a bound on skew; the skew is the value nearest 0 within all of them. */
+#include "warp_flowctl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "warp_support.h"
+
+#define T_INF (INT64_MAX / 4)   /* an unbounded time; sums of it stay representable */
+
+enum { NSTREAMS = 12, S_RECV = 0, S_SEND = 4, S_FEED = 8 };
+enum { MAX_NEST = 48, MAX_WIDEN = 64, DEFAULT_BUDGET = 1 << 25 };
+enum { IPDOM_UNKNOWN = -3, IPDOM_NONE = -2, IPDOM_RET = -1 };
+enum { STOP_J = 0, STOP_B = 1 };
+
+/* ---- The program, decoded once ------------------------------------------------------- */
+
+typedef struct fop {
+    uint8_t op, kind, slot, lat, ivl;
+    uint8_t dst;              /* operand code; 0 when none */
+    uint8_t a, b, c;          /* source operand codes (IMM0/IMM1 as such); 0 is r0 */
+    uint8_t reads;            /* bit 0 a, bit 1 b, bit 2 c: sources the operation reads */
+} fop;
+
+typedef struct fbundle {
+    fop ops[WT_NSLOTS];       /* stores last, as the simulator orders them */
+    uint8_t nops, bad, gate_rd, clocks, reads_cid;
+    uint16_t target;
+    uint32_t imm[2];
+} fbundle;
+
+static void decode(const wt_model *m, const wt_insn *in, fbundle *b)
+{
+    memset(b, 0, sizeof *b);
+    b->target = in->target;
+    b->imm[0] = in->imm[0];
+    b->imm[1] = in->imm[1];
+    fop stores[WT_NSLOTS];
+    unsigned nstores = 0, gate_writes = 0;
+    for (unsigned s = 0; s < WT_NSLOTS; s++) {
+        const wt_slot *sl = &in->slot[s];
+        if (sl->op == WT_OP_NONE) continue;
+        if (sl->op >= WT_NOPS || wt_ops[sl->op].uclass != wt_slot_layouts[s].uclass) {
+            b->bad = 1;
+            continue;
+        }
+        const wt_op_info *info = &wt_ops[sl->op];
+        fop o = {.op = (uint8_t)sl->op, .kind = (uint8_t)info->kind, .slot = (uint8_t)s,
+                 .lat = info->latency[m->id], .ivl = info->interval[m->id]};
+        for (const char *p = info->sig; *p; p++) {
+            switch (*p) {
+            case 'd':
+                if (!wt_opnd_valid_dst(sl->opnd[0])) b->bad = 1;
+                o.dst = sl->opnd[0];
+                if (wt_opnd_is_gate(o.dst)) gate_writes++;
+                break;
+            case 'a': o.a = sl->opnd[1]; o.reads |= 1; break;
+            case 'b': o.b = sl->opnd[2]; o.reads |= 2; break;
+            case 'c': o.c = sl->opnd[3]; o.reads |= 4; break;
+            case 'm':
+                o.a = sl->opnd[1];
+                o.b = sl->opnd[2];
+                o.reads |= 3;
+                break;
+            case 's': o.c = sl->opnd[0]; o.reads |= 4; break;
+            case 'k': o.c = sl->opnd[3]; o.reads |= 4; break;
+            case 'K':
+                if (!wt_opnd_is_reg(sl->opnd[3])) b->bad = 1;
+                o.c = o.dst = sl->opnd[3];
+                o.reads |= 4;
+                break;
+            default: break;
+            }
+        }
+        const uint8_t srcs[3] = {o.a, o.b, o.c};
+        for (int k = 0; k < 3; k++) {
+            if (!(o.reads >> k & 1)) continue;
+            if (!wt_opnd_valid_src(srcs[k])) b->bad = 1;
+            if (wt_opnd_is_gate(srcs[k])) b->gate_rd |= (uint8_t)(1u << (srcs[k] - WT_OPND_GATE));
+            if (srcs[k] == WT_OPND_CID) b->reads_cid = 1;
+        }
+        if (o.kind == WT_K_STORE) stores[nstores++] = o;
+        else b->ops[b->nops++] = o;
+    }
+    for (unsigned i = 0; i < nstores; i++) b->ops[b->nops++] = stores[i];
+    unsigned gate_ops = (unsigned)__builtin_popcount(b->gate_rd) + gate_writes;
+    b->clocks = m->gate_ops_per_clock && gate_ops > m->gate_ops_per_clock ? 2 : 1;
+}
+
+/* The value of a pure operation: the expression from warp_ops.def, as the
+ * simulator computes it. */
+static uint32_t op_value(unsigned op, uint32_t A, uint32_t B, uint32_t C)
+{
+    switch (op) {
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem) \
+    case WT_OP_##id: return (uint32_t)(sem);
+#include "warp_ops.def"
+#undef WT_OP
+    default: return 0;
+    }
+}
+
+/* ---- Abstract state --------------------------------------------------------------------- */
+
+typedef struct aval { uint32_t v; uint8_t k; } aval;   /* k: the value is known */
+
+typedef struct pend { int at; uint8_t dst; aval val; } pend;   /* lands `at` clocks from now */
+
+typedef struct ev {
+    int64_t lo, hi;           /* issue clock */
+    uint32_t pc;
+    uint32_t cause;           /* hi == T_INF: the loop blamed for it */
+    uint8_t lat;
+} ev;
+
+typedef struct evlog {
+    ev *e[NSTREAMS];
+    int n[NSTREAMS], cap[NSTREAMS];
+} evlog;
+
+typedef struct path {
+    uint32_t pc;
+    int64_t lo, hi;           /* the clock at which the next bundle issues */
+    uint32_t cause;           /* hi == T_INF: the bundle blamed for it */
+    int halted;               /* 1 halted, 2 faulted (the run stops; its timing no longer matters) */
+    aval reg[WT_OPND_NREGS];
+    uint32_t *mem;
+    uint8_t *memk;
+    pend *pend;
+    int npend, cappend;
+    int busy_lo[WT_NSLOTS], busy_hi[WT_NSLOTS];
+    uint32_t *rstack;
+    unsigned rsp;
+    int fed[WT_NQUEUES];      /* host-fed words landed in a queue facing the host, not yet read */
+    int held[WT_NQUEUES];     /* slots of that queue taken (fed or on their way), not yet read */
+    evlog log;
+} path;
+
+typedef struct level {
+    uint32_t b;               /* the branch */
+    int32_t j;                /* where its ways meet: a pc, or IPDOM_RET */
+    unsigned depth;           /* return-stack depth of the branch */
+    uint8_t *visit;           /* bundles run at that depth, to find the statement */
+} level;
+
+typedef struct an {
+    const wfc_program *p;
+    const wt_model *m;
+    fbundle *code;
+    uint32_t nwords;
+    int cid;
+    uint8_t host_side;        /* bit q: queue q of this cell faces the host */
+    uint64_t budget, used;
+    int32_t *ipdom;           /* per pc, cached */
+    level lv[MAX_NEST];
+    int nlv;
+    wfc_result *out;
+    int failed;
+} an;
+
+static const char *const toward_name[WT_NQUEUES] = {"toward the left on X", "toward the left on Y",
+                                                    "toward the right on X", "toward the right on Y"};
+static const char *const from_name[WT_NQUEUES] = {"from the left on X", "from the left on Y",
+                                                  "from the right on X", "from the right on Y"};
+
+static const char *where(const an *A, uint32_t pc, char *buf, size_t size)
+{
+    const char *w = A->p->where ? A->p->where(A->p->ctx, pc, buf, size) : NULL;
+    if (!w || !*w) {
+        snprintf(buf, size, "pc %u", pc);
+        return buf;
+    }
+    return w;
+}
+
+static int fail(an *A, uint32_t pc, const char *note, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(an *A, uint32_t pc, const char *note, const char *fmt, ...)
+{
+    if (A->failed) return -1;
+    A->failed = 1;
+    A->out->pc = pc;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(A->out->message, sizeof A->out->message, fmt, ap);
+    va_end(ap);
+    snprintf(A->out->note, sizeof A->out->note, "%s", note ? note : "");
+    return -1;
+}
+
+static const char *const RUNTIME_NOTE =
+    "-mcpu=warp times every receive and send at compile time (the Warp had no run-time flow control); "
+    "-mcpu=iwarp, or -fno-flow-control, lets cells wait for their queues at run time";
+
+static void path_init(an *A, path *P)
+{
+    memset(P, 0, sizeof *P);
+    P->mem = ws_xcalloc(A->nwords ? A->nwords : 1, sizeof *P->mem);
+    P->memk = ws_xcalloc(A->nwords ? A->nwords : 1, 1);
+    P->rstack = ws_xcalloc(A->m->ret_stack_depth ? A->m->ret_stack_depth : 1, sizeof *P->rstack);
+    P->cause = UINT32_MAX;
+}
+
+static void log_free(evlog *l)
+{
+    for (int s = 0; s < NSTREAMS; s++) free(l->e[s]);
+    memset(l, 0, sizeof *l);
+}
+
+static void path_free(path *P)
+{
+    free(P->mem);
+    free(P->memk);
+    free(P->pend);
+    free(P->rstack);
+    log_free(&P->log);
+}
+
+/* A copy of the state, with an empty event log. */
+static void path_copy(an *A, path *to, const path *from)
+{
+    path_init(A, to);
+    uint32_t *mem = to->mem, *rstack = to->rstack;
+    uint8_t *memk = to->memk;
+    *to = *from;
+    to->mem = mem;
+    to->memk = memk;
+    to->rstack = rstack;
+    memcpy(to->mem, from->mem, sizeof *mem * (A->nwords ? A->nwords : 1));
+    memcpy(to->memk, from->memk, A->nwords ? A->nwords : 1);
+    memcpy(to->rstack, from->rstack, sizeof *rstack * (A->m->ret_stack_depth ? A->m->ret_stack_depth : 1));
+    to->pend = from->npend ? ws_xmalloc(sizeof *to->pend * (size_t)from->npend) : NULL;
+    if (from->npend) memcpy(to->pend, from->pend, sizeof *to->pend * (size_t)from->npend);
+    to->cappend = from->npend;
+    memset(&to->log, 0, sizeof to->log);
+}
+
+static void log_add(evlog *l, int s, ev e)
+{
+    if (l->n[s] == l->cap[s]) {
+        l->cap[s] = l->cap[s] ? 2 * l->cap[s] : 16;
+        l->e[s] = ws_xrealloc(l->e[s], sizeof *l->e[s] * (size_t)l->cap[s]);
+    }
+    l->e[s][l->n[s]++] = e;
+}
+
+static void log_append(evlog *to, const evlog *from)
+{
+    for (int s = 0; s < NSTREAMS; s++)
+        for (int i = 0; i < from->n[s]; i++) log_add(to, s, from->e[s][i]);
+}
+
+static void record(path *P, int stream, uint32_t pc, uint8_t lat)
+{
+    ev e = {P->lo, P->hi, pc, P->hi >= T_INF ? P->cause : UINT32_MAX, lat};
+    log_add(&P->log, stream, e);
+}
+
+/* ---- Running ------------------------------------------------------------------------------ */
+
+static void land_one(an *A, path *P, const pend *w)
+{
+    (void)A;
+    if (w->dst < WT_OPND_NREGS) {
+        if (w->dst) P->reg[w->dst] = w->val;
+    } else if (wt_opnd_is_feed(w->dst)) {
+        P->fed[w->dst - WT_OPND_FEED]++;
+    }
+}
+
+/* Moves time on by d_hi clocks at the latest and d_lo at the earliest (they differ
+ * only when merged paths had a unit busy for different times). */
+static void advance(an *A, path *P, int d_lo, int d_hi)
+{
+    if (d_lo != d_hi && P->npend) {
+        /* When the writes in flight land is no longer certain: their registers
+         * hold either value meanwhile. */
+        for (int i = 0; i < P->npend; i++)
+            if (P->pend[i].dst < WT_OPND_NREGS && P->pend[i].dst) P->reg[P->pend[i].dst].k = 0;
+            else land_one(A, P, &P->pend[i]);
+        P->npend = 0;
+    }
+    for (int c = 0; c < d_hi && P->npend; c++) {
+        int n = 0;
+        for (int i = 0; i < P->npend; i++) {
+            if (--P->pend[i].at <= 0) land_one(A, P, &P->pend[i]);
+            else P->pend[n++] = P->pend[i];
+        }
+        P->npend = n;
+    }
+    for (int s = 0; s < WT_NSLOTS; s++) {
+        P->busy_lo[s] = P->busy_lo[s] > d_lo ? P->busy_lo[s] - d_lo : 0;
+        P->busy_hi[s] = P->busy_hi[s] > d_hi ? P->busy_hi[s] - d_hi : 0;
+    }
+    P->lo += d_lo;
+    P->hi = P->hi >= T_INF ? T_INF : P->hi + d_hi;
+}
+
+static void schedule(path *P, int at, uint8_t dst, aval v)
+{
+    if (P->npend == P->cappend) {
+        P->cappend = P->cappend ? 2 * P->cappend : 16;
+        P->pend = ws_xrealloc(P->pend, sizeof *P->pend * (size_t)P->cappend);
+    }
+    P->pend[P->npend++] = (pend){at, dst, v};
+}
+
+static aval source(const an *A, const path *P, const fbundle *b, uint8_t code)
+{
+    if (code < WT_OPND_NREGS) return code ? P->reg[code] : (aval){0, 1};
+    if (code == WT_OPND_CID) return (aval){(uint32_t)A->cid, 1};
+    if (code == WT_OPND_IMM0) return (aval){b->imm[0], 1};
+    if (code == WT_OPND_IMM1) return (aval){b->imm[1], 1};
+    return (aval){0, 0};   /* a received word */
+}
+
+static int word_index(const an *A, aval addr, uint32_t *w)
+{
+    if (!addr.k || (addr.v & 3) || A->m->data_mem_bytes < 4 || addr.v > A->m->data_mem_bytes - 4) return 0;
+    *w = addr.v / 4;
+    return 1;
+}
+
+enum { STEP_ON, STEP_UNKNOWN_BRANCH, STEP_ERROR };
+
+/* Issues the bundle at P->pc. STEP_UNKNOWN_BRANCH leaves pc at the branch: which way
+ * it goes depends on an unknown value. */
+static int step(an *A, path *P)
+{
+    if (P->pc >= A->p->ncode || A->code[P->pc].bad) {
+        P->halted = 2;
+        return STEP_ON;
+    }
+    if (++A->used > A->budget)
+        return fail(A, P->pc, NULL,
+                     "the program runs for more than %llu clocks on cell %d: too long to time its I/O at compile time",
+                     (unsigned long long)A->budget, A->cid),
+               STEP_ERROR;
+    const fbundle *b = &A->code[P->pc];
+    uint32_t pc = P->pc;
+    int slo = 0, shi = 0;
+    for (unsigned i = 0; i < b->nops; i++) {
+        int s = b->ops[i].slot;
+        if (P->busy_lo[s] > slo) slo = P->busy_lo[s];
+        if (P->busy_hi[s] > shi) shi = P->busy_hi[s];
+    }
+    if (shi) advance(A, P, slo, shi);
+
+    /* Host-fed queues: the word a receive reads must have landed, and feeds may
+     * not take more slots than the queue has (the compiler's own invariant). */
+    for (unsigned q = 0; q < WT_NQUEUES; q++) {
+        if (!(b->gate_rd >> q & 1) || !(A->host_side >> q & 1)) continue;
+        if (P->fed[q] <= 0)
+            return fail(A, pc, NULL, "internal compiler error: the host's word for this receive %s is fed too late",
+                        from_name[q]),
+                   STEP_ERROR;
+    }
+    int feeds[WT_NQUEUES] = {0};
+    for (unsigned i = 0; i < b->nops; i++)
+        if (wt_opnd_is_feed(b->ops[i].dst)) feeds[b->ops[i].dst - WT_OPND_FEED]++;
+    for (unsigned q = 0; q < WT_NQUEUES; q++) {
+        if (!feeds[q] || !(A->host_side >> q & 1)) continue;
+        if (P->held[q] + feeds[q] > (int)A->m->queue_words)
+            return fail(A, pc, NULL, "internal compiler error: more than %u words fed ahead of their receives %s",
+                        A->m->queue_words, from_name[q]),
+                   STEP_ERROR;
+        P->held[q] += feeds[q];
+    }
+
+    for (unsigned q = 0; q < WT_NQUEUES; q++) {
+        if (!(b->gate_rd >> q & 1)) continue;
+        record(P, S_RECV + (int)q, pc, 0);
+        if (A->host_side >> q & 1) {
+            P->fed[q]--;
+            P->held[q]--;
+        }
+    }
+    uint32_t next = pc + 1;
+    int unknown_branch = 0, halt = 0;
+    for (unsigned i = 0; i < b->nops; i++) {
+        const fop *o = &b->ops[i];
+        aval a = o->reads & 1 ? source(A, P, b, o->a) : (aval){0, 1};
+        aval bb = o->reads & 2 ? source(A, P, b, o->b) : (aval){0, 1};
+        aval c = o->reads & 4 ? source(A, P, b, o->c) : (aval){0, 1};
+        aval v = {0, 0};
+        uint32_t w;
+        if (o->ivl > 1) {
+            if (P->busy_lo[o->slot] < o->ivl) P->busy_lo[o->slot] = o->ivl;
+            if (P->busy_hi[o->slot] < o->ivl) P->busy_hi[o->slot] = o->ivl;
+        }
+        switch (o->kind) {
+        case WT_K_PURE:
+            if (o->op == WT_OP_SEL) {
+                if (a.k) v = a.v ? bb : c;
+                else if (bb.k && c.k && bb.v == c.v) v = bb;
+            } else if (a.k && bb.k && c.k) {
+                v = (aval){op_value(o->op, a.v, bb.v, c.v), 1};
+            }
+            break;
+        case WT_K_DIV:
+            if (bb.k && bb.v == 0) halt = 2;   /* the simulator stops the run here */
+            if (a.k && bb.k) v = (aval){op_value(o->op, a.v, bb.v, c.v), 1};
+            break;
+        case WT_K_LOAD:
+            if (word_index(A, (aval){a.v + bb.v, (uint8_t)(a.k && bb.k)}, &w)) v = (aval){P->mem[w], P->memk[w]};
+            else if (a.k && bb.k) halt = 2;
+            break;
+        case WT_K_HLOAD:
+            break;
+        case WT_K_STORE:
+            if (word_index(A, (aval){a.v + bb.v, (uint8_t)(a.k && bb.k)}, &w)) {
+                P->mem[w] = c.v;
+                P->memk[w] = c.k;
+            } else if (a.k && bb.k) {
+                halt = 2;
+            } else {
+                memset(P->memk, 0, A->nwords);   /* somewhere: nothing is certain any more */
+            }
+            continue;
+        case WT_K_JMP:
+            next = b->target;
+            continue;
+        case WT_K_BZ:
+        case WT_K_BNZ:
+            if (!c.k) unknown_branch = 1;
+            else if ((c.v == 0) == (o->kind == WT_K_BZ)) next = b->target;
+            continue;
+        case WT_K_DBNZ:
+            if (c.k) {
+                v = (aval){c.v - 1, 1};
+                if (v.v != 0) next = b->target;
+            } else {
+                unknown_branch = 1;
+            }
+            break;
+        case WT_K_CALL:
+            if (P->rsp >= A->m->ret_stack_depth) {
+                halt = 2;
+                continue;
+            }
+            P->rstack[P->rsp++] = pc + 1;
+            next = b->target;
+            continue;
+        case WT_K_RET:
+            if (P->rsp == 0) {
+                halt = 2;
+                continue;
+            }
+            next = P->rstack[--P->rsp];
+            continue;
+        case WT_K_HALT:
+            halt = 1;
+            continue;
+        default:
+            halt = 2;
+            continue;
+        }
+        if (!o->dst) continue;
+        if (o->dst < WT_OPND_NREGS) {
+            schedule(P, o->lat, o->dst, v);
+        } else if (wt_opnd_is_gate(o->dst)) {
+            record(P, S_SEND + (o->dst - WT_OPND_GATE), pc, o->lat);
+        } else if (wt_opnd_is_feed(o->dst)) {
+            record(P, S_FEED + (o->dst - WT_OPND_FEED), pc, o->lat);
+            if (A->host_side >> (o->dst - WT_OPND_FEED) & 1) schedule(P, o->lat, o->dst, v);
+        }
+    }
+    advance(A, P, b->clocks, b->clocks);
+    if (halt) {
+        P->halted = halt;
+        return STEP_ON;
+    }
+    if (unknown_branch) return STEP_UNKNOWN_BRANCH;
+    P->pc = next;
+    return STEP_ON;
+}
+
+/* ---- Where the ways of a branch meet ---------------------------------------------------- */
+
+/* Successors within the function (a call continues after itself); *exits when the
+ * bundle may leave it (ret, halt, or the end of the program). */
+static int succs(const an *A, uint32_t pc, uint32_t s[2], int *exits)
+{
+    *exits = 0;
+    const fbundle *b = &A->code[pc];
+    int n = 0, br = -1;
+    if (b->bad) {
+        *exits = 1;
+        return 0;
+    }
+    for (unsigned i = 0; i < b->nops; i++)
+        if (wt_ops[b->ops[i].op].uclass == WT_UC_BR) br = b->ops[i].kind;
+    uint32_t cand[2];
+    int nc = 0;
+    switch (br) {
+    case WT_K_JMP: cand[nc++] = b->target; break;
+    case WT_K_BZ: case WT_K_BNZ: case WT_K_DBNZ: cand[nc++] = b->target; cand[nc++] = pc + 1; break;
+    case WT_K_RET: case WT_K_HALT: *exits = 1; break;
+    default: cand[nc++] = pc + 1; break;
+    }
+    for (int i = 0; i < nc; i++) {
+        if (cand[i] >= A->p->ncode) *exits = 1;
+        else if (n == 0 || s[0] != cand[i]) s[n++] = cand[i];
+    }
+    return n;
+}
+
+/* The immediate post-dominator of bundle b within its function, by Cooper, Harvey
+ * and Kennedy's algorithm on the reversed graph of what b reaches. */
+static int32_t ipdom(an *A, uint32_t b)
+{
+    if (A->ipdom[b] != IPDOM_UNKNOWN) return A->ipdom[b];
+    uint32_t ncode = A->p->ncode;
+    int32_t *num = ws_xmalloc(sizeof *num * ncode);
+    for (uint32_t i = 0; i < ncode; i++) num[i] = -1;
+    /* Nodes: 0 is the exit, then what b reaches. */
+    uint32_t *node = ws_xmalloc(sizeof *node * (ncode + 1));
+    int n = 1;
+    node[n] = b;
+    num[b] = n++;
+    for (int i = 1; i < n; i++) {
+        uint32_t s[2];
+        int ex, k = succs(A, node[i], s, &ex);
+        for (int j = 0; j < k; j++)
+            if (num[s[j]] < 0) {
+                node[n] = s[j];
+                num[s[j]] = n++;
+            }
+    }
+    /* Reversed graph: the exit -> exiting nodes, v -> u for every edge u -> v. */
+    int *rcount = ws_xcalloc((size_t)n + 1, sizeof *rcount);
+    int *fsucc = ws_xmalloc(sizeof *fsucc * (size_t)n * 3);   /* per node: up to 2 successors + exit flag */
+    for (int i = 1; i < n; i++) {
+        uint32_t s[2];
+        int ex, k = succs(A, node[i], s, &ex);
+        fsucc[3 * i] = k > 0 ? num[s[0]] : -1;
+        fsucc[3 * i + 1] = k > 1 ? num[s[1]] : -1;
+        fsucc[3 * i + 2] = ex;
+        for (int j = 0; j < k; j++) rcount[num[s[j]]]++;
+        if (ex) rcount[0]++;
+    }
+    int *rstart = ws_xcalloc((size_t)n + 2, sizeof *rstart);
+    for (int i = 0; i < n; i++) rstart[i + 1] = rstart[i] + rcount[i];
+    int *radj = ws_xmalloc(sizeof *radj * (size_t)(rstart[n] + 1));
+    int *fill = ws_xcalloc((size_t)n + 1, sizeof *fill);
+    for (int i = 1; i < n; i++) {
+        for (int j = 0; j < 2; j++) {
+            int v = fsucc[3 * i + j];
+            if (v >= 0) radj[rstart[v] + fill[v]++] = i;
+        }
+        if (fsucc[3 * i + 2]) radj[rstart[0] + fill[0]++] = i;
+    }
+    /* Postorder of the reversed graph from the exit. */
+    int *po = ws_xmalloc(sizeof *po * (size_t)n), *pon = ws_xmalloc(sizeof *pon * (size_t)n);
+    int *stack = ws_xmalloc(sizeof *stack * (size_t)n), *it = ws_xcalloc((size_t)n, sizeof *it);
+    uint8_t *seen = ws_xcalloc((size_t)n, 1);
+    int npo = 0, sp = 0;
+    for (int i = 0; i < n; i++) pon[i] = -1;
+    stack[sp++] = 0;
+    seen[0] = 1;
+    while (sp) {
+        int v = stack[sp - 1];
+        if (it[v] < rcount[v]) {
+            int w = radj[rstart[v] + it[v]++];
+            if (!seen[w]) {
+                seen[w] = 1;
+                stack[sp++] = w;
+            }
+        } else {
+            pon[v] = npo;
+            po[npo++] = v;
+            sp--;
+        }
+    }
+    int *idom = ws_xmalloc(sizeof *idom * (size_t)n);
+    for (int i = 0; i < n; i++) idom[i] = -1;
+    idom[0] = 0;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int k = npo - 2; k >= 0; k--) {   /* reverse postorder, the exit (last) excluded */
+            int u = po[k], nd = -1;
+            /* predecessors of u in the reversed graph: its forward successors, and
+             * the exit if u exits */
+            int preds[3] = {fsucc[3 * u], fsucc[3 * u + 1], fsucc[3 * u + 2] ? 0 : -1};
+            for (int j = 0; j < 3; j++) {
+                int w = preds[j];
+                if (w < 0 || idom[w] < 0) continue;
+                if (nd < 0) {
+                    nd = w;
+                    continue;
+                }
+                int x = w, y = nd;
+                while (x != y) {
+                    while (pon[x] < pon[y]) x = idom[x];
+                    while (pon[y] < pon[x]) y = idom[y];
+                }
+                nd = x;
+            }
+            if (nd >= 0 && idom[u] != nd) {
+                idom[u] = nd;
+                changed = 1;
+            }
+        }
+    }
+    int32_t r = idom[1] < 0 ? IPDOM_NONE : idom[1] == 0 ? IPDOM_RET : (int32_t)node[idom[1]];
+    A->ipdom[b] = r;
+    free(num);
+    free(node);
+    free(rcount);
+    free(fsucc);
+    free(rstart);
+    free(radj);
+    free(fill);
+    free(po);
+    free(pon);
+    free(stack);
+    free(it);
+    free(seen);
+    free(idom);
+    return r;
+}
+
+/* ---- Merging ------------------------------------------------------------------------------ */
+
+/* The bundle among those visited (and b) with the earliest source position in b's
+ * file: the head of the statement (a loop's or an if's first line). */
+static uint32_t blame(const an *A, uint32_t b, const uint8_t *visit)
+{
+    if (!A->p->position) return b;
+    unsigned bf, bl, bc;
+    if (!A->p->position(A->p->ctx, b, &bf, &bl, &bc) || !bl) return b;
+    uint32_t best = b;
+    for (uint32_t pc = 0; visit && pc < A->p->ncode; pc++) {
+        unsigned f, l, c;
+        if (!visit[pc] || !A->p->position(A->p->ctx, pc, &f, &l, &c) || f != bf || !l) continue;
+        if (l < bl || (l == bl && c < bc)) {
+            bl = l;
+            bc = c;
+            best = pc;
+        }
+    }
+    return best;
+}
+
+static int same_values(const an *A, const path *x, const path *y)
+{
+    for (int r = 1; r < WT_OPND_NREGS; r++)
+        if (x->reg[r].k != y->reg[r].k || (x->reg[r].k && x->reg[r].v != y->reg[r].v)) return 0;
+    for (uint32_t w = 0; w < A->nwords; w++)
+        if (x->memk[w] != y->memk[w] || (x->memk[w] && x->mem[w] != y->mem[w])) return 0;
+    if (x->npend != y->npend) return 0;
+    for (int i = 0; i < x->npend; i++) {
+        const pend *a = &x->pend[i], *b = &y->pend[i];
+        if (a->at != b->at || a->dst != b->dst || a->val.k != b->val.k || (a->val.k && a->val.v != b->val.v))
+            return 0;
+    }
+    for (int q = 0; q < WT_NQUEUES; q++)
+        if (x->fed[q] != y->fed[q] || x->held[q] != y->held[q]) return 0;
+    return 1;
+}
+
+/* x becomes what holds on either way: times widen, differing values become unknown. */
+static void merge_state(const an *A, path *x, const path *y)
+{
+    if (y->lo < x->lo) x->lo = y->lo;
+    if (y->hi > x->hi) {
+        if (y->hi >= T_INF && x->hi < T_INF) x->cause = y->cause;
+        x->hi = y->hi;
+    }
+    for (int r = 1; r < WT_OPND_NREGS; r++)
+        if (!y->reg[r].k || x->reg[r].v != y->reg[r].v) x->reg[r].k = 0;
+    for (uint32_t w = 0; w < A->nwords; w++)
+        if (!y->memk[w] || x->mem[w] != y->mem[w]) x->memk[w] = 0;
+    int same = x->npend == y->npend;
+    for (int i = 0; same && i < x->npend; i++) {
+        const pend *a = &x->pend[i], *b = &y->pend[i];
+        same = a->at == b->at && a->dst == b->dst && a->val.k == b->val.k && a->val.v == b->val.v;
+    }
+    if (!same) {
+        /* Writes still in flight differ: their registers are unknown from now on,
+         * whichever lands. Host feeds land (a word is a word). */
+        const path *both[2] = {x, y};
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < both[k]->npend; i++) {
+                uint8_t d = both[k]->pend[i].dst;
+                if (d && d < WT_OPND_NREGS) x->reg[d].k = 0;
+            }
+        int n = 0;
+        for (int i = 0; i < x->npend; i++)
+            if (x->pend[i].dst >= WT_OPND_NREGS) x->pend[n++] = x->pend[i];
+        x->npend = n;
+    }
+    for (int s = 0; s < WT_NSLOTS; s++) {
+        if (y->busy_lo[s] < x->busy_lo[s]) x->busy_lo[s] = y->busy_lo[s];
+        if (y->busy_hi[s] > x->busy_hi[s]) x->busy_hi[s] = y->busy_hi[s];
+    }
+    for (int q = 0; q < WT_NQUEUES; q++) {
+        if (y->fed[q] < x->fed[q]) x->fed[q] = y->fed[q];
+        if (y->held[q] > x->held[q]) x->held[q] = y->held[q];
+    }
+}
+
+/* Two ways that met: both must have received and sent the same words. */
+static int merge_logs(evlog *x, const evlog *y)
+{
+    for (int s = 0; s < NSTREAMS; s++)
+        if (x->n[s] != y->n[s]) return -1;
+    for (int s = 0; s < NSTREAMS; s++)
+        for (int i = 0; i < x->n[s]; i++) {
+            ev *a = &x->e[s][i];
+            const ev *b = &y->e[s][i];
+            if (b->lo < a->lo) a->lo = b->lo;
+            if (b->hi > a->hi) {
+                if (b->hi >= T_INF && a->hi < T_INF) a->cause = b->cause;
+                a->hi = b->hi;
+            }
+        }
+    return 0;
+}
+
+static uint32_t first_io(const evlog *l)
+{
+    uint32_t pc = UINT32_MAX;
+    for (int s = 0; s < NSTREAMS; s++)
+        if (l->n[s] && (pc == UINT32_MAX || l->e[s][0].pc < pc)) pc = l->e[s][0].pc;
+    return pc;
+}
+
+static int explore(an *A, path *P);
+
+/* Runs P until it reaches a stop of an open branch (returns 1 + 2*level + kind),
+ * halts or faults (0), or fails (-1). */
+static int run(an *A, path *P)
+{
+    for (;;) {
+        if (P->halted) return 0;
+        for (int i = A->nlv - 1; i >= 0; i--) {
+            const level *L = &A->lv[i];
+            if (L->j == IPDOM_RET ? P->rsp < L->depth : (P->pc == (uint32_t)L->j && P->rsp == L->depth))
+                return 1 + 2 * i + STOP_J;
+            if (P->pc == L->b && P->rsp == L->depth) return 1 + 2 * i + STOP_B;
+        }
+        if (A->nlv && P->rsp == A->lv[A->nlv - 1].depth && P->pc < A->p->ncode) A->lv[A->nlv - 1].visit[P->pc] = 1;
+        int r = step(A, P);
+        if (r == STEP_ERROR) return -1;
+        if (r == STEP_UNKNOWN_BRANCH && explore(A, P) < 0) return -1;
+    }
+}
+
+/* P has just issued a branch whose way depends on an unknown value: both ways run
+ * to where they meet (P continues from there with their merged state). A way that
+ * comes back to the branch first is a loop with a data-dependent trip count: it
+ * is run again from the merged state until nothing changes, and the time after it
+ * has no upper bound. */
+static int explore(an *A, path *P)
+{
+    uint32_t b = P->pc;
+    const fbundle *bb = &A->code[b];
+    uint32_t way[2] = {bb->target, b + 1};
+    if (way[0] == way[1]) {
+        P->pc = way[0];
+        return 0;
+    }
+    int32_t j = ipdom(A, b);
+    if (j == IPDOM_NONE)
+        return fail(A, b, RUNTIME_NOTE, "this loop never ends whatever the data, and its exit test depends on data");
+    if (A->nlv == MAX_NEST)
+        return fail(A, b, RUNTIME_NOTE, "branches on data nest too deeply here to time the I/O at compile time");
+    level *L = &A->lv[A->nlv++];
+    *L = (level){b, j, P->rsp, ws_xcalloc(A->p->ncode, 1)};
+    L->visit[b] = 1;
+    path head, acc;
+    int have = 0, rc = 0, widened = 0;
+    path_copy(A, &head, P);
+    for (int round = 0; rc == 0; round++) {
+        path back[2];
+        int nback = 0;
+        for (int w = 0; w < 2 && rc == 0; w++) {
+            path Q;
+            path_copy(A, &Q, &head);
+            Q.pc = way[w];
+            int r = run(A, &Q);
+            if (r < 0) {
+                rc = -1;
+            } else if (r == 0) {
+                /* halts or faults: the run ends that way, so its timing cannot matter */
+            } else if ((r - 1) / 2 != A->nlv - 1) {
+                rc = fail(A, blame(A, b, L->visit), RUNTIME_NOTE,
+                          "the control flow here depends on data and leaves the statement around it in more than "
+                          "one way: its I/O cannot be timed at compile time");
+            } else if ((r - 1) % 2 == STOP_J) {
+                if (!have) {
+                    acc = Q;
+                    have = 1;
+                    continue;
+                }
+                if (merge_logs(&acc.log, &Q.log) < 0) {
+                    char wb[256];
+                    uint32_t io = first_io(&Q.log) != UINT32_MAX ? first_io(&Q.log) : first_io(&acc.log);
+                    rc = fail(A, blame(A, b, L->visit), RUNTIME_NOTE,
+                              "which way this statement goes depends on data, and its ways send or receive different "
+                              "numbers of words (%s): the I/O after it cannot be timed at compile time",
+                              io == UINT32_MAX ? "after it" : where(A, io, wb, sizeof wb));
+                } else {
+                    merge_state(A, &acc, &Q);
+                }
+            } else {
+                uint32_t io = first_io(&Q.log);
+                if (io != UINT32_MAX) {
+                    char wb[256];
+                    rc = fail(A, blame(A, b, L->visit), RUNTIME_NOTE,
+                              "this loop runs a number of times that depends on data, and it sends or receives "
+                              "(%s): its I/O cannot be timed at compile time",
+                              where(A, io, wb, sizeof wb));
+                } else {
+                    back[nback++] = Q;
+                    continue;
+                }
+            }
+            path_free(&Q);
+        }
+        if (rc || nback == 0) {
+            for (int k = 0; k < nback; k++) path_free(&back[k]);
+            break;
+        }
+        /* A loop on data: the ways that came back issue the branch again and join
+         * the head; the time after the loop has no upper bound. */
+        path next;
+        path_copy(A, &next, &head);
+        for (int k = 0; k < nback && rc == 0; k++) {
+            if (step(A, &back[k]) == STEP_ERROR) {
+                rc = -1;
+            } else if (first_io(&back[k].log) != UINT32_MAX) {
+                char wb[256];
+                rc = fail(A, blame(A, b, L->visit), RUNTIME_NOTE,
+                          "this loop runs a number of times that depends on data, and it sends or receives "
+                          "(%s): its I/O cannot be timed at compile time",
+                          where(A, first_io(&back[k].log), wb, sizeof wb));
+            } else if (!back[k].halted) {
+                merge_state(A, &next, &back[k]);
+            }
+        }
+        for (int k = 0; k < nback; k++) path_free(&back[k]);
+        if (!widened) {
+            next.cause = blame(A, b, L->visit);
+            next.hi = T_INF;
+            widened = 1;
+        }
+        int stable = same_values(A, &next, &head) && next.hi == head.hi;
+        path_free(&head);
+        head = next;
+        head.pc = b;
+        if (rc == 0 && stable) break;
+        if (rc == 0 && round == MAX_WIDEN)
+            rc = fail(A, blame(A, b, L->visit), RUNTIME_NOTE, "the values this loop computes do not settle");
+    }
+    path_free(&head);
+    free(L->visit);
+    A->nlv--;
+    if (rc) {
+        if (have) path_free(&acc);
+        return -1;
+    }
+    if (!have) {
+        P->halted = 1;
+        return 0;
+    }
+    /* P continues as the merged way, after its own events and the ways' ones. */
+    log_append(&P->log, &acc.log);
+    evlog mine = P->log;
+    P->log = (evlog){0};
+    path_free(P);
+    log_free(&acc.log);
+    *P = acc;
+    P->log = mine;
+    return 0;
+}
+
+/* ---- The skew ------------------------------------------------------------------------------ */
+
+typedef struct bound {
+    int64_t lo, hi;
+    uint32_t lo_pc, hi_pc;        /* the events that set them */
+    const char *lo_what, *hi_what;   /* "read" (arrival) or "sent" (queue capacity) */
+} bound;
+
+/* The words cell s sends on gate qs reach cell s+d (d = +1 or -1) in its queue qr. */
+static int check_link(an *A, const evlog *S, const evlog *R, int qs, int qr, int s, int d, bound *B)
+{
+    int ns = S->n[S_SEND + qs], nr = R->n[S_RECV + qr];
+    const ev *se = S->e[S_SEND + qs], *re = R->e[S_RECV + qr];
+    int first = A->p->first_cell;
+    int64_t qcap = A->m->queue_words, link = A->m->link_latency;
+    char wb[256];
+    if (nr > ns)
+        return fail(A, re[ns].pc, NULL,
+                    "cell %d receives %d words %s but cell %d sends it only %d: this receive would wait forever",
+                    first + s + d, nr, from_name[qr], first + s, ns);
+    for (int j = 0; j < nr; j++) {
+        if (se[j].hi >= T_INF)
+            return fail(A, se[j].cause, RUNTIME_NOTE,
+                        "this loop runs a number of times that depends on data, so when the send at %s happens "
+                        "cannot be bounded at compile time",
+                        where(A, se[j].pc, wb, sizeof wb));
+        /* d*skew >= send_hi + lat + link - recv_lo */
+        int64_t need = se[j].hi + se[j].lat + link - re[j].lo;
+        if (d > 0 && need > B->lo) {
+            B->lo = need;
+            B->lo_pc = re[j].pc;
+            B->lo_what = "read";
+        } else if (d < 0 && -need < B->hi) {
+            B->hi = -need;
+            B->hi_pc = re[j].pc;
+            B->hi_what = "read";
+        }
+    }
+    for (int j = (int)qcap; j < ns; j++) {
+        int i = j - (int)qcap;
+        if (i >= nr)
+            return fail(A, se[j].pc, NULL,
+                        "cell %d sends %d words %s but cell %d receives only %d: more than %lld would stay in its queue",
+                        first + s, ns, toward_name[qs], first + s + d, nr, (long long)qcap);
+        if (re[i].hi >= T_INF)
+            return fail(A, re[i].cause, RUNTIME_NOTE,
+                        "this loop runs a number of times that depends on data, so when the receive at %s happens "
+                        "cannot be bounded, and the queue it reads could overflow",
+                        where(A, re[i].pc, wb, sizeof wb));
+        /* d*skew <= send_lo - recv_hi - 1 */
+        int64_t room = se[j].lo - re[i].hi - 1;
+        if (d > 0 && room < B->hi) {
+            B->hi = room;
+            B->hi_pc = se[j].pc;
+            B->hi_what = "sent";
+        } else if (d < 0 && -room > B->lo) {
+            B->lo = -room;
+            B->lo_pc = se[j].pc;
+            B->lo_what = "sent";
+        }
+    }
+    return 0;
+}
+
+static int analyse_cell(an *A, int k, path *P)
+{
+    int n = A->p->last_cell - A->p->first_cell + 1;
+    A->cid = A->p->first_cell + k;
+    A->host_side = 0;
+    if (k == 0) A->host_side |= 1u << WT_Q_XL | 1u << WT_Q_YL;
+    if (k == n - 1) A->host_side |= 1u << WT_Q_XR | 1u << WT_Q_YR;
+    A->used = 0;
+    path_init(A, P);
+    P->pc = A->p->entry;
+    for (int r = 0; r < WT_OPND_NREGS; r++) P->reg[r] = (aval){0, 1};
+    uint32_t dsz = A->p->data_size < A->nwords * 4 ? A->p->data_size : A->nwords * 4;
+    for (uint32_t w = 0; w < A->nwords; w++) {
+        uint32_t v = 0;
+        for (int i = 0; i < 4; i++)
+            if (4 * w + (uint32_t)i < dsz && A->p->data) v |= (uint32_t)A->p->data[4 * w + i] << (8 * i);
+        P->mem[w] = v;
+        P->memk[w] = 1;
+    }
+    return run(A, P) < 0 ? -1 : 0;
+}
+
+int wfc_analyse(const wfc_program *p, wfc_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->skew_lo = INT64_MIN;
+    out->skew_hi = INT64_MAX;
+    an A = {.p = p, .m = p->model, .out = out};
+    if (!p->model || p->ncode == 0 || p->entry >= p->ncode || p->first_cell > p->last_cell) {
+        snprintf(out->message, sizeof out->message, "nothing to time (no program or no cells)");
+        return -1;
+    }
+    A.nwords = p->model->data_mem_bytes / 4;
+    A.budget = p->max_clocks ? p->max_clocks : DEFAULT_BUDGET;
+    A.code = ws_xcalloc(p->ncode, sizeof *A.code);
+    A.ipdom = ws_xmalloc(sizeof *A.ipdom * p->ncode);
+    int uses_cid = 0;
+    for (uint32_t i = 0; i < p->ncode; i++) {
+        decode(p->model, &p->code[i], &A.code[i]);
+        uses_cid |= A.code[i].reads_cid;
+        A.ipdom[i] = IPDOM_UNKNOWN;
+    }
+    int n = p->last_cell - p->first_cell + 1;
+    /* Cells that never read their number all run alike: one run serves every cell
+     * (as both ends at once: the checks of host-fed queues are per queue). */
+    int runs = uses_cid ? n : 1;
+    path *cell = ws_xcalloc((size_t)runs, sizeof *cell);
+    int rc = 0, done = 0;
+    for (int k = 0; k < runs && rc == 0; k++, done++) {
+        if (!uses_cid) {
+            A.cid = p->first_cell;
+            rc = analyse_cell(&A, 0, &cell[k]);
+            if (rc == 0 && n > 1) {
+                /* the other end's host-fed queues, on a run of its own */
+                path other;
+                rc = analyse_cell(&A, n - 1, &other);
+                path_free(&other);
+            }
+        } else {
+            rc = analyse_cell(&A, k, &cell[k]);
+        }
+        if (rc == 0 && cell[k].hi < T_INF && (uint64_t)cell[k].hi > out->clocks) out->clocks = (uint64_t)cell[k].hi;
+    }
+    bound B = {INT64_MIN, INT64_MAX, 0, 0, "", ""};
+    for (int s = 0; rc == 0 && s + 1 < n; s++) {
+        const evlog *left = &cell[uses_cid ? s : 0].log, *right = &cell[uses_cid ? s + 1 : 0].log;
+        for (int ch = 0; ch < 2 && rc == 0; ch++) {
+            /* rightward: cell s sends on gate XR/YR, cell s+1 reads queue XL/YL */
+            rc = check_link(&A, left, right, WT_Q_XR + ch, WT_Q_XL + ch, s, +1, &B);
+            /* leftward: cell s+1 sends on gate XL/YL, cell s reads queue XR/YR */
+            if (rc == 0) rc = check_link(&A, right, left, WT_Q_XL + ch, WT_Q_XR + ch, s + 1, -1, &B);
+        }
+    }
+    if (rc == 0) {
+        out->skew_lo = B.lo;
+        out->skew_hi = B.hi;
+        if (B.lo > B.hi) {
+            char wb[256];
+            rc = fail(&A, B.lo_pc,
+                      "the Warp compiler's skewed cells pass data one way; -mcpu=iwarp, or -fno-flow-control, "
+                      "lets cells wait for their queues at run time",
+                      "no skew between neighbouring cells suits both the word %s here and the word %s at %s: the "
+                      "first needs each cell to start at least %lld clocks after its left neighbour, the second at "
+                      "most %lld",
+                      B.lo_what, B.hi_what, where(&A, B.hi_pc, wb, sizeof wb), (long long)B.lo, (long long)B.hi);
+        } else if (B.lo > INT32_MAX || B.hi < INT32_MIN) {
+            rc = fail(&A, B.lo > INT32_MAX ? B.lo_pc : B.hi_pc, NULL, "the skew this needs is out of range");
+        } else {
+            int64_t skew = 0;
+            if (skew < B.lo) skew = B.lo;
+            if (skew > B.hi) skew = B.hi;
+            out->skew = (int32_t)skew;
+            if (out->clocks) out->clocks += (uint64_t)(n - 1) * (uint64_t)(skew < 0 ? -skew : skew);
+        }
+    }
+    for (int k = 0; k < done && k < runs; k++) path_free(&cell[k]);
+    free(cell);
+    free(A.code);
+    free(A.ipdom);
+    return rc;
+}

@@ -1,0 +1,56 @@
+/* Compile-time flow control (docs/design.md, section 5): the clock at which every
+ * cell of a linked program issues each receive and send, and the skew between
+ * neighbouring cells that keeps every queue from being read empty or written past
+ * its capacity. This is how the Warp machine ran: the compiler skewed the cells,
+ * the hardware never waited (seed 002, sections 4.3, 4.4 and 4.7).
+ *
+ * Each cell's program is run abstractly, stall-free, with every value that the
+ * compiler can know (literals, the cell's number, what is computed from them, the
+ * initial data memory) and every other value (received words, host data) unknown.
+ * A branch on a known value goes its way; a branch on an unknown one runs both ways
+ * to where they meet again (the branch's immediate post-dominator) and merges them:
+ * their times become an interval, values that differ become unknown, and both must
+ * send and receive the same number of words. A loop whose exit depends on an unknown
+ * value is run to a fixed point with no upper bound on the time after it; inside it
+ * no receive or send may happen. The linker calls this for Warp objects that ask for
+ * it (`.flowctl`). */
+#ifndef WARP_FLOWCTL_H
+#define WARP_FLOWCTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "warp_target.h"
+
+typedef struct wfc_program {
+    const wt_model *model;
+    const wt_insn *code;
+    uint32_t ncode, entry;
+    const uint8_t *data;        /* initial data memory from address 0 (the rest is 0) */
+    uint32_t data_size;
+    int first_cell, last_cell;
+    /* The source position of a bundle (file index, line, column; 0 if unknown): the
+     * statement blamed for a loop or an if is the earliest position among its
+     * bundles. May be NULL. */
+    int (*position)(void *ctx, uint32_t pc, unsigned *file, unsigned *line, unsigned *col);
+    /* "poly.w2:27" for a bundle, for messages; NULL if unknown. May be NULL. */
+    const char *(*where)(void *ctx, uint32_t pc, char *buf, size_t size);
+    void *ctx;
+    uint64_t max_clocks;        /* analysis budget in bundles per cell; 0: the default */
+} wfc_program;
+
+typedef struct wfc_result {
+    int32_t skew;               /* cell k starts k*skew clocks after cell 0; negative:
+                                   the last cell starts first */
+    int64_t skew_lo, skew_hi;   /* every skew in [lo, hi] works (INT64_MIN/MAX: no bound) */
+    uint64_t clocks;            /* the longest cell's run (its latest halt) */
+    uint32_t pc;                /* on failure: the bundle of the statement to blame */
+    char message[1024];         /* on failure: what is wrong (no position) */
+    char note[512];             /* on failure: a hint, or "" */
+} wfc_result;
+
+/* 0 and the skew; or -1 with pc, message and note when the program's I/O cannot be
+ * timed at compile time, or no skew satisfies every queue. */
+int wfc_analyse(const wfc_program *p, wfc_result *out);
+
+#endif
