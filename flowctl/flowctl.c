@@ -27,7 +27,7 @@
 #define T_INF (INT64_MAX / 4)   /* an unbounded time; sums of it stay representable */
 
 enum { NSTREAMS = 12, S_RECV = 0, S_SEND = 4, S_FEED = 8 };
-enum { MAX_NEST = 48, MAX_WIDEN = 64, DEFAULT_BUDGET = 1 << 25 };
+enum { MAX_NEST = 48, MAX_WIDEN = 64, DEFAULT_BUDGET = 1 << 23 };
 enum { IPDOM_UNKNOWN = -3, IPDOM_NONE = -2, IPDOM_RET = -1 };
 enum { STOP_J = 0, STOP_B = 1 };
 

@@ -61,10 +61,13 @@ char *ws_xstrndup(const char *s, size_t n)
 
 /* ---- Diagnostics --------------------------------------------------------------- */
 
+/* Where every message goes unless a caller says otherwise (NULL: stderr). */
+static FILE *error_stream;
+
 void ws_diag_init(ws_diag *d, const char *path, const char *text, size_t len)
 {
     memset(d, 0, sizeof *d);
-    d->out = stderr;
+    d->out = error_stream ? error_stream : stderr;
     d->path = path;
     d->text = text;
     d->len = len;
@@ -114,8 +117,6 @@ void ws_report(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, 
     ws_vreport(d, sev, line, col, fmt, ap);
     va_end(ap);
 }
-
-static FILE *error_stream;
 
 void ws_set_error_stream(FILE *f) { error_stream = f; }
 

@@ -45,8 +45,8 @@ void ws_report(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, 
 void ws_vreport(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, va_list ap);
 /* A one-line error about a file, with no position: "PROG: path: message". */
 void ws_file_error(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Where ws_file_error writes (NULL: stderr), for programs that run the stages in
- * process and keep their messages, as the fuzz targets do. */
+/* Where ws_file_error and new ws_diag write (NULL: stderr), for programs that run
+ * the stages in process and keep their messages, as the fuzz targets do. */
 void ws_set_error_stream(FILE *f);
 
 /* ---- Output files: written beside the target, renamed into place ---------------- */
