@@ -723,6 +723,8 @@ static int dir_cells(as *A, dargs *d)
     if (parse_int(A, d->s[0], d->e[0], 0, 0x7fffffff, &first) != 0) return -1;
     if (parse_int(A, d->s[1], d->e[1], 0, 0x7fffffff, &last) != 0) return -1;
     if (first > last) return error_at(A, d->s[0], "first cell %lld is after last cell %lld", (long long)first, (long long)last);
+    if (last - first + 1 > WT_MAX_CELLS)
+        return error_at(A, d->s[1], "%lld cells; the array has at most %d", (long long)(last - first + 1), WT_MAX_CELLS);
     if (A->have_cells && (A->cells_first != first || A->cells_last != last))
         return error_at(A, d->name_pos, "'.cells %lld, %lld' conflicts with the earlier '.cells %ld, %ld'",
                         (long long)first, (long long)last, A->cells_first, A->cells_last);
@@ -821,6 +823,13 @@ static int dir_loc(as *A, const char *pos, const char *s, const char *e)
 static int dir_host(as *A, dargs *d)
 {
     if (want_args(A, d, 4, 5) != 0 || name_arg(A, &d->s[0], &d->e[0]) != 0) return -1;
+    /* A host array is named on warp-sim's command line and in the runtime: a W2
+     * identifier, nothing else. */
+    int ident = !is_digit(*d->s[0]);
+    for (const char *c = d->s[0]; ident && c < d->e[0]; c++) ident = isalnum((unsigned char)*c) || *c == '_';
+    if (!ident)
+        return error_at(A, d->s[0], "host array name '%.*s' is not an identifier (letters, digits and '_')",
+                        (int)(d->e[0] - d->s[0]), d->s[0]);
     const char *dir, *type;
     if (token_is(d->s[1], d->e[1], "in")) dir = "in";
     else if (token_is(d->s[1], d->e[1], "out")) dir = "out";
@@ -834,6 +843,10 @@ static int dir_host(as *A, dargs *d)
     if (d0 == 0 && d1 != 0) return error_at(A, d->s[4], "a scalar (first dimension 0) has no second dimension");
     uint64_t elems = d0 == 0 ? 1 : (uint64_t)d0 * (uint64_t)(d1 ? d1 : 1);
     uint64_t bytes = elems * 4;
+    if ((uint64_t)A->u.host_size + bytes > WT_MAX_HOST_BYTES)
+        return error_at(A, d->s[3], "host array '%.*s' needs %llu bytes%s; host memory holds at most %u",
+                        (int)(d->e[0] - d->s[0]), d->s[0], (unsigned long long)bytes, A->u.host_size ? " more" : "",
+                        WT_MAX_HOST_BYTES);
     if (grow_section(A, d->s[3], A->u.host_size + bytes) != 0) return -1;
     if (define_symbol(A, d->s[0], d->e[0], WAS_SEC_HOST, A->u.host_size) != 0) return -1;
     was_sym *y = find_symbol(A, d->s[0], (size_t)(d->e[0] - d->s[0]), 0);

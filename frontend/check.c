@@ -9,6 +9,8 @@
  * which also rules out recursion. */
 #include "w2_internal.h"
 
+#include "warp_target.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -651,7 +653,8 @@ static void check_func(checker *ck, w2_func *f, int id)
 
 static void check_host(checker *ck, w2_program *prog)
 {
-    int noted = 0;
+    int noted = 0, host_full = 0;
+    int64_t host_bytes = 0;
     scope *params = new_scope(ck);
     for (w2_param *pa = prog->params; pa; pa = pa->next) {
         sym *first = scope_find(params, pa->name);
@@ -684,6 +687,14 @@ static void check_host(checker *ck, w2_program *prog)
         }
         pa->var = v;
         v->is_out = pa->is_out;
+        /* Host memory holds every host array; say so here rather than leave it to
+         * the assembler, whose file the user never saw. */
+        int64_t bytes = 4;
+        for (int i = 0; i < v->ndims && bytes <= WT_MAX_HOST_BYTES; i++) bytes *= v->dims[i];
+        host_bytes += bytes;
+        if (host_bytes > WT_MAX_HOST_BYTES && !host_full++)
+            w2_error(ck->c, v->loc, "host array '%s' needs %lld bytes%s; host memory holds at most %u", v->name,
+                     (long long)bytes, host_bytes > bytes ? " more" : "", WT_MAX_HOST_BYTES);
         /* The host symbol is external: LLVM would rename it rather than let it
          * clash with the program's entry point. */
         if (strcmp(v->name, "main") == 0)
@@ -711,6 +722,9 @@ int w2_check(w2_ctx *c, w2_program *prog)
     else if (prog->first > prog->last)
         w2_error(c, prog->first_loc, "first cell %lld is after the last cell %lld", (long long)prog->first,
                  (long long)prog->last);
+    else if (prog->last - prog->first + 1 > WT_MAX_CELLS)
+        w2_error(c, prog->last_loc, "cellprogram of %lld cells; the array has at most %d",
+                 (long long)(prog->last - prog->first + 1), WT_MAX_CELLS);
     if (prog->cellid) declare(&ck, ck.globals, prog->cellid->name, prog->cellid->loc, prog->cellid, NULL);
     /* The misplaced cell variables (check_host), unless the name is taken:
      * that clash would only echo the error already reported. */

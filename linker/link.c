@@ -129,8 +129,8 @@ static int merge_host(wld_obj *objs, size_t n, ws_buf *lines, uint64_t *host_siz
                 h->addr = seen[j]->addr;
                 continue;
             }
-            if (size + h->size > 0xffffffffu) {
-                rc = wld_error(objs[i].path, "host arrays exceed 4 GiB");
+            if (size + h->size > WT_MAX_HOST_BYTES) {
+                rc = wld_error(objs[i].path, "host arrays need more than the %u bytes of host memory", WT_MAX_HOST_BYTES);
                 break;
             }
             h->addr = (uint32_t)size;

@@ -104,7 +104,11 @@ static int read_host(wld_obj *o, const char *p, uint32_t size)
         }
         if (n != 5)
             return wld_error(o->path, ".warp.host: malformed line '%.*s'", (int)(nl - p), p);
-        int ok = fe[0] > f[0];
+        /* Names are W2 identifiers: the runtime and warp-sim's --in NAME=FILE
+         * take nothing else. */
+        int ok = fe[0] > f[0] && !(*f[0] >= '0' && *f[0] <= '9');
+        for (const char *c = f[0]; ok && c < fe[0]; c++)
+            ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
         ok &= (fe[1] - f[1] == 2 && memcmp(f[1], "in", 2) == 0) || (fe[1] - f[1] == 3 && memcmp(f[1], "out", 3) == 0);
         ok &= (fe[2] - f[2] == 5 && memcmp(f[2], "float", 5) == 0) || (fe[2] - f[2] == 3 && memcmp(f[2], "int", 3) == 0);
         uint64_t d[2] = {0, 0};
@@ -150,6 +154,9 @@ static int read_cells(wld_obj *o, const char *p, uint32_t size)
     }
     if (p != end || o->cells_v[0] > o->cells_v[1])
         return wld_error(o->path, ".warp.cells is not 'FIRST LAST SKEW'");
+    if (o->cells_v[1] - o->cells_v[0] + 1 > WT_MAX_CELLS)
+        return wld_error(o->path, ".warp.cells: %u cells; the array has at most %d", o->cells_v[1] - o->cells_v[0] + 1,
+                         WT_MAX_CELLS);
     o->has_cells = 1;
     return 0;
 }
@@ -218,6 +225,10 @@ static int read_symbols(wld_obj *o, Elf_Scn *scn, const GElf_Shdr *sh, const GEl
             return wld_error(o->path, "symbol '%s': %s symbol on the wrong side of the first global",
                              y->name, y->bind == STB_LOCAL ? "local" : "global");
         if (y->type > STT_FILE) return wld_error(o->path, "symbol '%s': type %u is not supported", y->name, y->type);
+        /* The image keeps functions and objects where their type says they are:
+         * the runtime looks functions up in program memory. */
+        if (y->type == STT_FILE && s.st_shndx != SHN_ABS)
+            return wld_error(o->path, "file symbol '%s' is not absolute", y->name);
         if (s.st_shndx == SHN_COMMON) return wld_error(o->path, "symbol '%s': common symbols are not supported", y->name);
         y->sec = s.st_shndx == SHN_UNDEF ? WLD_UNDEF : s.st_shndx == SHN_ABS ? WLD_ABS : WLD_OTHER;
         for (int m = 0; m < WLD_NMEM; m++)
@@ -236,6 +247,8 @@ static int read_symbols(wld_obj *o, Elf_Scn *scn, const GElf_Shdr *sh, const GEl
         if (y->sec >= 0 && y->size > o->mem_size[y->sec] - y->value)
             return wld_error(o->path, "symbol '%s': its %u bytes from 0x%x run past the end of its section", y->name,
                              y->size, y->value);
+        if (y->type == STT_FUNC && y->sec != WLD_TEXT && y->sec != WLD_UNDEF)
+            return wld_error(o->path, "function symbol '%s' is not in .text", y->name);
         if (y->sec == WLD_TEXT && y->value % WT_BUNDLE_BYTES != 0)
             return wld_error(o->path, "symbol '%s': 0x%x is not the start of a bundle", y->name, y->value);
     }
@@ -274,8 +287,10 @@ static int read_relocs(wld_obj *o, Elf_Scn *scn, const GElf_Shdr *sh, int which)
         int ok = which ? (x->type == WT_R_NONE || x->type == WT_R_ABS32)
                        : (x->type == WT_R_NONE || x->type == WT_R_IMM0 || x->type == WT_R_IMM1 || x->type == WT_R_TARGET);
         if (!ok) return wld_error(o->path, "relocation %zu in %s: type %u does not apply there", i, sec, x->type);
-        if (which ? x->offset > limit || limit - x->offset < 4 : x->offset >= limit || x->offset % WT_BUNDLE_BYTES != 0)
-            return wld_error(o->path, "relocation %zu: offset 0x%x is outside %s", i, x->offset, sec);
+        if (which ? x->offset > limit || limit - x->offset < 4 : x->offset >= limit)
+            return wld_error(o->path, "relocation %zu: offset 0x%x is outside %s (%u bytes)", i, x->offset, sec, limit);
+        if (!which && x->offset % WT_BUNDLE_BYTES != 0)
+            return wld_error(o->path, "relocation %zu: offset 0x%x in .text is not the start of a bundle", i, x->offset);
     }
     return 0;
 }

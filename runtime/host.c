@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,11 @@ static int parse_number(const char *w, size_t n, int is_float, uint32_t *bits, c
         float f = strtof(tmp, &end);
         if (end == tmp || *end) {
             *why = "is not a number";
+            return -1;
+        }
+        /* "inf" written out is a value; 1e39 is a number too large, not infinity. */
+        if (errno == ERANGE && isinf(f)) {
+            *why = "does not fit a 32-bit float";
             return -1;
         }
         memcpy(bits, &f, 4);
@@ -114,7 +120,8 @@ int wrt_host_read(const wrt_image *img, wsim *sim, const char *name, const char 
         i++;
     }
     if (rc == 0 && i < a->nelems) {
-        snprintf(err, errlen, "%s: host array '%s' needs %u numbers, the file has %u", path, name, a->nelems, i);
+        snprintf(err, errlen, "%s: host array '%s' needs %u number%s, the file has %u", path, name, a->nelems,
+                 a->nelems == 1 ? "" : "s", i);
         rc = -1;
     }
     free(text);

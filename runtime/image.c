@@ -17,7 +17,7 @@
 #define MAX_IMAGE_BYTES (256u << 20)
 /* Host memory is allocated whole by the simulator; a corrupt .host size must not
  * ask for gigabytes. */
-#define MAX_HOST_BYTES (256u << 20)
+#define MAX_HOST_BYTES WT_MAX_HOST_BYTES
 #define LINE_RECORD_BYTES 16
 
 typedef struct loader {
@@ -100,7 +100,8 @@ static int check_section_bounds(loader *L)
     for (size_t i = 1; i < L->shnum; i++) {
         GElf_Shdr sh;
         if (get_shdr(L, i, &sh)) return -1;
-        if (sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL) continue;
+        /* Even an SHT_NULL section: the loader finds sections by name. */
+        if (sh.sh_type == SHT_NOBITS) continue;
         if ((uint64_t)sh.sh_offset + sh.sh_size > L->len)
             return fail(L, "truncated: section %zu (offset %llu, %llu bytes) ends past the end of the file (%zu bytes)",
                         i, (unsigned long long)sh.sh_offset, (unsigned long long)sh.sh_size, L->len);
@@ -430,6 +431,10 @@ static int load(loader *L)
                      : sh.sh_type == SHT_SYMTAB ? &L->symtab_idx : NULL;
         if (!slot) continue;
         if (*slot) return fail(L, "more than one %s section", sh.sh_type == SHT_SYMTAB ? "symbol table" : name);
+        if (strncmp(name, ".warp.", 6) == 0 && sh.sh_type != SHT_PROGBITS)
+            return fail(L, "section %s has type %u, not PROGBITS", name, (unsigned)sh.sh_type);
+        if (slot == &L->host_idx && sh.sh_type != SHT_NOBITS)
+            return fail(L, "section .host has type %u, not NOBITS", (unsigned)sh.sh_type);
         *slot = i;
     }
     if (!L->text_idx) return fail(L, "no .text section");

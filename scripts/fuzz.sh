@@ -68,11 +68,9 @@ for t in "$@"; do
     # More than one job runs libFuzzer's fork mode, which logs to fuzz-N.log.
     [ "$jobs" -gt 1 ] && opts+=(-jobs="$jobs" -workers="$jobs")
     echo "fuzz: $t for $seconds s (log: $out/log)"
-    # -close_fd_mask=3: the stages' own output is not the fuzzer's; its reports
-    # and the sanitizers' still go to the log. Leaks are checked per input.
     # shellcheck disable=SC2086
     "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
-        -print_final_stats=1 -close_fd_mask=3 \
+        -print_final_stats=1 \
         -artifact_prefix="$out/crashes/" "${opts[@]}" "$out/corpus" $corpora >"$out/log" 2>&1 || status=1
     [ "$jobs" -gt 1 ] && cat fuzz-*.log >>"$out/log" 2>/dev/null && rm -f fuzz-*.log
     grep -E "^#[0-9]+.*(DONE|pulse|NEW)" "$out/log" | tail -1

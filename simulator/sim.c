@@ -545,6 +545,10 @@ static int issue(wsim *s, int k, uint64_t t)
     if (halt) {
         c->state = WSIM_CELL_HALTED;
         s->nhalted++;
+    } else if (next >= s->ncode) {
+        /* Blamed on the bundle that goes there: its source line is the one to fix. */
+        if (next == pc + 1) wsim__fault(s, k, pc, "runs past the end of the program (%u bundles)", s->ncode);
+        else wsim__fault(s, k, pc, "jump to bundle %u, outside the program (%u bundles)", next, s->ncode);
     } else {
         c->state = WSIM_CELL_RUNNING;
         c->pc = next;

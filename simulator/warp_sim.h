@@ -9,8 +9,8 @@
 
 #include "warp_target.h"
 
-/* The largest array the simulator builds (iWarp systems grow to 1,024 cells, seed 000). */
-#define WSIM_MAX_CELLS 1024
+/* The largest array the simulator builds (the machine description's). */
+#define WSIM_MAX_CELLS WT_MAX_CELLS
 
 typedef struct wsim_program {
     const wt_model *model;

@@ -74,6 +74,8 @@ void ws_diag_init(ws_diag *d, const char *path, const char *text, size_t len)
     d->max_errors = 20;
 }
 
+#define SOURCE_WINDOW 160
+
 static void print_source_line(ws_diag *d, int line, int col)
 {
     if (!d->text || line <= 0) return;
@@ -83,9 +85,19 @@ static void print_source_line(ws_diag *d, int line, int col)
     if (p >= end && line > 1) return;
     const char *e = p;
     while (e < end && *e != '\n') e++;
-    fprintf(d->out, "%.*s\n", (int)(e - p), p);
+    /* A long line is shown as a window around the column, "..." marking what is
+     * cut, as clang does: a generated one-line file must not echo megabytes. */
+    const char *from = p, *to = e;
+    if (e - p > SOURCE_WINDOW) {
+        const char *at = col > 0 && col - 1 <= e - p ? p + col - 1 : p;
+        from = at - p > SOURCE_WINDOW / 2 ? at - SOURCE_WINDOW / 2 : p;
+        to = e - from > SOURCE_WINDOW ? from + SOURCE_WINDOW : e;
+    }
+    const char *pre = from > p ? "..." : "";
+    fprintf(d->out, "%s%.*s%s\n", pre, (int)(to - from), from, to < e ? "..." : "");
     /* Tabs stay tabs under the caret so it lines up in the terminal. */
-    for (int i = 1; i < col && p + i - 1 < e; i++) fputc(p[i - 1] == '\t' ? '\t' : ' ', d->out);
+    fputs(pre[0] ? "   " : "", d->out);
+    for (const char *q = from; q < p + col - 1 && q < to; q++) fputc(*q == '\t' ? '\t' : ' ', d->out);
     fputs("^\n", d->out);
 }
 

@@ -188,6 +188,13 @@ static inline uint32_t wt_ftoi_sat(uint32_t a)
     return (uint32_t)(int32_t)f;
 }
 
+/* The largest array of cells, on either model (iWarp systems grow to 1,024 cells,
+ * seed 000): the compiler, assembler, linker and simulator all refuse more. */
+#define WT_MAX_CELLS 1024
+/* The most host memory a program may declare (all its host arrays): what the
+ * simulator allocates for the host, so every stage refuses more. */
+#define WT_MAX_HOST_BYTES (256u << 20)
+
 /* ---- ELF conventions (docs/design.md, section 4) -------------------------------- */
 
 #define WT_EM_WARP 0x5741        /* unassigned machine number, "WA" */

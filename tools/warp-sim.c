@@ -181,12 +181,19 @@ static int write_outputs(const options *o, const wrt_image *img, wsim *sim, ws_o
     return failed;
 }
 
+/* A failed run leaves no --out file, not even one from an earlier run. */
+static void discard_outputs(const options *o)
+{
+    for (int i = 0; i < o->nouts; i++) ws_output_discard(o->outs[i].path);
+}
+
 static int run(const options *o)
 {
     char err[512];
     wrt_image *img = wrt_image_load(o->image, err, sizeof err);
     if (!img) {
         fprintf(stderr, "warp-sim: %s: %s\n", o->image, err);
+        discard_outputs(o);
         return 1;
     }
     wsim_program prog;
@@ -195,6 +202,7 @@ static int run(const options *o)
     if (!sim) {
         fprintf(stderr, "warp-sim: %s: %s\n", o->image, err);
         wrt_image_free(img);
+        discard_outputs(o);
         return 1;
     }
     int rc = 0;
@@ -251,9 +259,7 @@ static int run(const options *o)
         if (o->stats) wsim_print_stats(sim, stderr);
     }
     for (int i = 0; i < opened; i++) ws_output_abort(&files[i]);
-    /* A failed run leaves no --out file, not even one from an earlier run. */
-    if (rc != 0)
-        for (int i = 0; i < o->nouts; i++) ws_output_discard(o->outs[i].path);
+    if (rc != 0) discard_outputs(o);
     free(files);
     wsim_free(sim);
     wrt_image_free(img);

@@ -584,7 +584,7 @@ static void test_corrupt_objects(void **state)
     corrupt_case("textsize.o", p_text_size, ".text size 100 is not a whole number of 40-byte bundles");
     corrupt_case("symentsize.o", p_symtab_entsize, "bad symbol table entry size");
     corrupt_case("symname.o", p_sym_name, "symbol 5: name offset 65535 is past the string table");
-    corrupt_case("reloff.o", p_reloc_offset, "relocation 0: offset 0xfa0 is outside .text");
+    corrupt_case("reloff.o", p_reloc_offset, "relocation 0: offset 0xfa0 is outside .text (120 bytes)");
     corrupt_case("reltype.o", p_reloc_type, "relocation 0 in .data: type 3 does not apply there");
     corrupt_case("relsym.o", p_reloc_sym, "relocation 0 in .text: symbol index 500 is past the symbol table");
     corrupt_case("bundle.o", p_bundle, "invalid bundle at .text+0x28");
