@@ -58,7 +58,11 @@ typedef struct alias { int v, dist; } alias;
 typedef struct loop {
     wb_func *f;
     const wb_swp_options *o;
-    int id, exit;
+    int id, exit;         /* the loop's header block, and where it exits to */
+    unsigned line;        /* the loop statement's line, for the report */
+    wb_block *body;       /* its body as one block: the header itself, or the if-converted blocks */
+    const uint8_t *member;   /* per block id: in the loop (the pipeline's entry does not redirect them) */
+    int nmember;             /* entries of member */
     int nv;               /* vregs when the pass began: the body's names */
     bop *op;
     int nop;
@@ -98,8 +102,7 @@ static int fail(loop *L, const char *why)
  * body values folded into the reads. */
 static int read_body(loop *L)
 {
-    wb_func *f = L->f;
-    wb_block *b = f->blocks[L->id];
+    wb_block *b = L->body;
     if (b->nins > MAX_BODY) return fail(L, "the body is too long to pipeline");
     L->def = ws_xcalloc((size_t)L->nv, sizeof *L->def);
     L->al = ws_xcalloc((size_t)L->nv, sizeof *L->al);
@@ -203,7 +206,7 @@ static int iv_step(const loop *L, int x, int32_t *step)
 /* The exit test: the block's branch on (iv == bound), iv stepped by +-1. */
 static int read_exit_test(loop *L)
 {
-    const wb_block *b = L->f->blocks[L->id];
+    const wb_block *b = L->body;
     wb_opnd c = b->term.s[0];
     if (!wb_is_vreg(c) || (int)c.v >= L->nv || L->def[c.v] < 0) return fail(L, "the exit test is not computed in the loop");
     const bop *t = &L->op[L->def[c.v]];
@@ -267,7 +270,7 @@ static void strength_reduce(loop *L)
         }
         L->init[a] = -start;   /* negative: a vreg made here, not a name of the body */
         x->in = mk(WT_OP_IADD, wb_vreg(a), wb_vreg(a), wb_imm((uint32_t)astep, 0));
-        x->in.line = L->f->blocks[L->id]->ins[0].line;
+        x->in.line = L->body->nins ? L->body->ins[0].line : L->body->term.line;
         x->dist[0] = 1;
         x->dist[1] = 0;
     }
@@ -643,15 +646,14 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, c
         for (int k = 0; k < u; k++) nm[k] = wb_new_vreg(f, 0);
         G.names[x->in.d.v] = nm;
     }
-    wb_block *lb = f->blocks[L->id];
+    const wb_block *lb = L->body;
     unsigned line = loop_line(lb), col = lb->term.line ? lb->term.col : 0;
     int E = new_block_before(f, L->id), PRO = new_block_before(f, L->id), K = new_block_before(f, L->id);
     int EPI = new_block_before(f, L->id), POST = new_block_before(f, L->id);
-    lb = f->blocks[L->id];
     /* Every way into the loop from outside now enters the pipeline's check. */
     for (int id = 0; id < f->nblocks; id++) {
         wb_block *p = f->blocks[id];
-        if (id == L->id || id == E || id == POST) continue;
+        if ((id < L->nmember && L->member[id]) || id == E || id == POST) continue;
         if (p->fall == L->id) p->fall = E;
         if ((p->term.op == WT_OP_JMP || p->term.op == WT_OP_BZ || p->term.op == WT_OP_BNZ) && p->term.target == L->id)
             p->term.target = E;
@@ -773,8 +775,7 @@ static void report(const loop *L, const char *fmt, ...) __attribute__((format(pr
 static void report(const loop *L, const char *fmt, ...)
 {
     if (!L->o->report) return;
-    const wb_block *b = L->f->blocks[L->id];
-    ws_buf_printf(L->o->report, "%s:%u: ", L->o->file ? L->o->file : "?", loop_line(b));
+    ws_buf_printf(L->o->report, "%s:%u: ", L->o->file ? L->o->file : "?", L->line);
     va_list ap;
     va_start(ap, fmt);
     char buf[512];
@@ -783,15 +784,384 @@ static void report(const loop *L, const char *fmt, ...)
     ws_buf_printf(L->o->report, "%s\n", buf);
 }
 
-static void pipeline(wb_func *f, int id, const wb_swp_options *o, const wb_live *live)
+/* ---- Loops ------------------------------------------------------------------------ */
+
+typedef struct nloop {
+    int header;
+    int latch;            /* the block whose branch goes back to the header; -1: several */
+    uint8_t *in;          /* per block id */
+    int inner;            /* contains no other loop */
+} nloop;
+
+/* Natural loops: a back edge goes to a block that dominates its source. */
+static int find_loops(const wb_func *f, nloop **out)
 {
-    loop L = {.f = f, .o = o, .id = id, .exit = f->blocks[id]->fall, .nv = f->nvregs};
+    int nb = f->nblocks, w = (nb + 63) / 64, nl = 0;
+    *out = NULL;
+    if (f->norder == 0) return 0;
+    uint8_t *reach = ws_xcalloc((size_t)nb, 1);
+    int *stack = ws_xcalloc((size_t)nb + 1, sizeof *stack), sp = 0;
+    stack[sp++] = f->order[0];
+    reach[f->order[0]] = 1;
+    while (sp) {
+        int succ[2], b = stack[--sp], n = wb_succs(f->blocks[b], succ);
+        for (int k = 0; k < n; k++)
+            if (!reach[succ[k]]) {
+                reach[succ[k]] = 1;
+                stack[sp++] = succ[k];
+            }
+    }
+    uint64_t *dom = ws_xcalloc((size_t)nb * (size_t)w + 1, sizeof *dom);
+    uint64_t *tmp = ws_xcalloc((size_t)w + 1, sizeof *tmp);
+    for (int b = 0; b < nb; b++)
+        for (int k = 0; k < w; k++) dom[(size_t)b * w + k] = ~0ull;
+    memset(&dom[(size_t)f->order[0] * w], 0, sizeof *dom * (size_t)w);
+    wb_bit_set(&dom[(size_t)f->order[0] * w], f->order[0]);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int oi = 1; oi < f->norder; oi++) {
+            int b = f->order[oi];
+            if (!reach[b]) continue;
+            for (int k = 0; k < w; k++) tmp[k] = ~0ull;
+            for (int p = 0; p < nb; p++) {
+                int succ[2], n = reach[p] ? wb_succs(f->blocks[p], succ) : 0;
+                for (int k = 0; k < n; k++)
+                    if (succ[k] == b)
+                        for (int x = 0; x < w; x++) tmp[x] &= dom[(size_t)p * w + x];
+            }
+            wb_bit_set(tmp, b);
+            if (memcmp(tmp, &dom[(size_t)b * w], sizeof *tmp * (size_t)w)) {
+                memcpy(&dom[(size_t)b * w], tmp, sizeof *tmp * (size_t)w);
+                changed = 1;
+            }
+        }
+    }
+    for (int oi = 0; oi < f->norder; oi++) {
+        int h = f->order[oi];
+        if (!reach[h]) continue;
+        nloop L = {h, -1, NULL, 1};
+        int latches = 0;
+        for (int t = 0; t < nb; t++) {
+            int succ[2], n = reach[t] ? wb_succs(f->blocks[t], succ) : 0;
+            for (int k = 0; k < n; k++) {
+                if (succ[k] != h || !wb_bit(&dom[(size_t)t * w], h)) continue;
+                if (!L.in) L.in = ws_xcalloc((size_t)nb, 1);
+                L.in[h] = 1;
+                latches++;
+                L.latch = t;
+                /* everything that reaches t without passing h */
+                sp = 0;
+                if (!L.in[t]) {
+                    L.in[t] = 1;
+                    stack[sp++] = t;
+                }
+                while (sp) {
+                    int x = stack[--sp];
+                    for (int p = 0; p < nb; p++) {
+                        int ps[2], pn = reach[p] ? wb_succs(f->blocks[p], ps) : 0;
+                        for (int q = 0; q < pn; q++)
+                            if (ps[q] == x && !L.in[p]) {
+                                L.in[p] = 1;
+                                stack[sp++] = p;
+                            }
+                    }
+                }
+            }
+        }
+        if (!L.in) continue;
+        if (latches > 1) L.latch = -1;
+        *out = ws_xrealloc(*out, sizeof **out * (size_t)(nl + 1));
+        (*out)[nl++] = L;
+    }
+    for (int a = 0; a < nl; a++)
+        for (int b = 0; b < nl; b++)
+            if (a != b && (*out)[a].in[(*out)[b].header]) (*out)[a].inner = 0;
+    free(reach);
+    free(stack);
+    free(dom);
+    free(tmp);
+    return nl;
+}
+
+/* The line of a loop's statement: its back branch's (the `for`), else the
+ * first known one of its header. */
+static unsigned nloop_line(const wb_func *f, const nloop *lp)
+{
+    if (lp->latch >= 0 && f->blocks[lp->latch]->term.line) return f->blocks[lp->latch]->term.line;
+    return loop_line(f->blocks[lp->header]);
+}
+
+/* ---- If-conversion ------------------------------------------------------------------- */
+
+/* The loop's blocks with each after every block that reaches it without the back
+ * edge: header first, latch last. */
+static int region_order(const wb_func *f, const nloop *lp, int *ord)
+{
+    int nb = f->nblocks, n = 0, sp = 0;
+    uint8_t *state = ws_xcalloc((size_t)nb, 1);   /* 1 on the stack, 2 done */
+    int *stack = ws_xcalloc((size_t)nb + 1, sizeof *stack), *it = ws_xcalloc((size_t)nb, sizeof *it);
+    int cyclic = 0;
+    stack[sp++] = lp->header;
+    state[lp->header] = 1;
+    while (sp) {
+        int b = stack[sp - 1], succ[2], ns = wb_succs(f->blocks[b], succ);
+        if (it[b] < ns) {
+            int s = succ[it[b]++];
+            if (!lp->in[s] || s == lp->header) continue;
+            if (state[s] == 1) cyclic = 1;
+            if (state[s]) continue;
+            state[s] = 1;
+            stack[sp++] = s;
+        } else {
+            state[b] = 2;
+            ord[n++] = b;
+            sp--;
+        }
+    }
+    for (int i = 0; i < n / 2; i++) {
+        int t = ord[i];
+        ord[i] = ord[n - 1 - i];
+        ord[n - 1 - i] = t;
+    }
+    free(state);
+    free(stack);
+    free(it);
+    return cyclic ? -1 : n;
+}
+
+/* Is every path from the header to the latch through b? */
+static int always_runs(const wb_func *f, const nloop *lp, int b)
+{
+    if (b == lp->header || b == lp->latch) return 1;
+    int nb = f->nblocks, sp = 0, found = 0;
+    uint8_t *seen = ws_xcalloc((size_t)nb, 1);
+    int *stack = ws_xcalloc((size_t)nb + 1, sizeof *stack);
+    stack[sp++] = lp->header;
+    seen[lp->header] = 1;
+    seen[b] = 1;
+    while (sp && !found) {
+        int x = stack[--sp], succ[2], ns = wb_succs(f->blocks[x], succ);
+        for (int k = 0; k < ns; k++) {
+            int s = succ[k];
+            if (!lp->in[s] || s == lp->header || seen[s]) continue;
+            if (s == lp->latch) found = 1;
+            seen[s] = 1;
+            stack[sp++] = s;
+        }
+    }
+    free(seen);
+    free(stack);
+    return !found;
+}
+
+typedef struct ifc {
+    loop *L;
+    wb_block *out;
+    int *cur;             /* per original vreg: its name now */
+    int *left;            /* per original vreg: definitions still to come */
+    int nv;
+    int scratch;          /* frame offset of the word predicated-off stores write, -1 none */
+} ifc;
+
+static void ifc_emit(ifc *C, wb_ins in)
+{
+    wb_block *b = C->out;
+    if (b->nins == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 32;
+        b->ins = ws_xrealloc(b->ins, sizeof *b->ins * (size_t)b->cap);
+    }
+    b->ins[b->nins++] = in;
+}
+
+static wb_opnd ifc_src(const ifc *C, wb_opnd s)
+{
+    if (wb_is_vreg(s) && (int)s.v < C->nv) return wb_vreg(C->cur[s.v]);
+    return s;
+}
+
+static int ifc_new(ifc *C, const wb_ins *at, int op, wb_opnd a, wb_opnd b, wb_opnd c)
+{
+    int t = wb_new_vreg(C->L->f, 0);
+    wb_ins in = {.op = (uint16_t)op, .d = wb_vreg(t), .s = {a, b, c}, .target = -1,
+                 .line = at ? at->line : 0, .col = at ? at->col : 0};
+    ifc_emit(C, in);
+    return t;
+}
+
+/* The name a definition of v writes: v itself if it is the last one. */
+static int ifc_def(ifc *C, int v)
+{
+    if (v >= C->nv) return v;
+    return --C->left[v] == 0 ? v : wb_new_vreg(C->L->f, 0);
+}
+
+/* One operation of block b, which runs when predicate p (0: always) holds. */
+static int ifc_op(ifc *C, const wb_ins *orig, int p, int b, const wb_live *live)
+{
+    loop *L = C->L;
+    wb_ins in = *orig;
+    for (int k = 0; k < wb_nsrc(in.op); k++) in.s[k] = ifc_src(C, in.s[k]);
+    if (!p) {
+        if (wb_has_dest(in.op) && wb_is_vreg(in.d) && (int)in.d.v < C->nv) {
+            int v = (int)in.d.v, n = ifc_def(C, v);
+            in.d = wb_vreg(n);
+            C->cur[v] = n;
+        }
+        ifc_emit(C, in);
+        return 1;
+    }
+    for (int k = 0; k < wb_nsrc(in.op); k++)
+        if (is_gate_read(in.s[k])) return fail(L, "a receive or send under a condition (it cannot run on both ways)");
+    if (writes_gate_like(&in)) return fail(L, "a receive or send under a condition (it cannot run on both ways)");
+    if (wb_is_term_op(in.op)) return fail(L, "a call in the loop");
+    wb_opnd pv = wb_vreg(p);
+    if (in.op == WT_OP_LD || in.op == WT_OP_ST) {
+        /* The address when p holds; otherwise a harmless one: address 0 to load
+         * from, a word of the frame to store to. */
+        int a = ifc_new(C, orig, WT_OP_IADD, in.s[0], in.s[1], (wb_opnd){0});
+        wb_opnd off = wb_reg(WT_OPND_R0);
+        if (in.op == WT_OP_ST) {
+            if (C->scratch < 0) C->scratch = (int)wb_frame_alloc(L->f, 4);
+            off = wb_sym(L->f->frame, C->scratch);
+        }
+        int sa = ifc_new(C, orig, WT_OP_SEL, pv, wb_vreg(a), off);
+        in.s[0] = wb_vreg(sa);
+        in.s[1] = wb_reg(WT_OPND_R0);
+        if (in.op == WT_OP_ST) {
+            ifc_emit(C, in);
+            return 1;
+        }
+    } else if (wt_ops[in.op].kind == WT_K_DIV) {
+        /* a divisor that cannot be 0 when p does not hold */
+        in.s[1] = wb_vreg(ifc_new(C, orig, WT_OP_SEL, pv, in.s[1], wb_imm(1, 0)));
+    } else if (in.op != WB_COPY && wt_ops[in.op].kind != WT_K_PURE && wt_ops[in.op].kind != WT_K_HLOAD) {
+        return fail(L, "an operation under a condition that cannot run on both ways");
+    }
+    if (!wb_has_dest(in.op) || !wb_is_vreg(in.d) || (int)in.d.v >= C->nv) {
+        ifc_emit(C, in);
+        return 1;
+    }
+    int v = (int)in.d.v, old = C->cur[v], n = ifc_def(C, v);
+    const uint64_t *out = live->out + (size_t)b * (size_t)live->words;
+    if (wb_bit(out, v)) {
+        /* v keeps its value on the other way */
+        int t = wb_new_vreg(L->f, 0);
+        in.d = wb_vreg(t);
+        ifc_emit(C, in);
+        wb_ins sel = {.op = WT_OP_SEL, .d = wb_vreg(n), .s = {pv, wb_vreg(t), wb_vreg(old)}, .target = -1,
+                      .line = orig->line, .col = orig->col};
+        ifc_emit(C, sel);
+    } else {
+        in.d = wb_vreg(n);
+        ifc_emit(C, in);
+    }
+    C->cur[v] = n;
+    return 1;
+}
+
+/* The condition (0 or 1) under which block from goes on to block to. */
+static int edge_pred(ifc *C, int from, int to, int pfrom)
+{
+    const wb_block *b = C->L->f->blocks[from];
+    const wb_ins *t = &b->term;
+    int cond = 0;
+    if ((t->op == WT_OP_BZ || t->op == WT_OP_BNZ) && t->target != b->fall) {
+        int taken = t->target == to;
+        int nonzero = (t->op == WT_OP_BNZ) == taken;
+        cond = ifc_new(C, t, nonzero ? WT_OP_INE : WT_OP_IEQ, ifc_src(C, t->s[0]), wb_reg(WT_OPND_R0), (wb_opnd){0});
+    }
+    if (!cond) return pfrom;
+    if (!pfrom) return cond;
+    return ifc_new(C, t, WT_OP_AND, wb_vreg(pfrom), wb_vreg(cond), (wb_opnd){0});
+}
+
+/* The loop's blocks as one: every block's operations run on every iteration, those
+ * of a block that runs only sometimes under its predicate (Allen, Kennedy, Porterfield
+ * and Warren's if-conversion): a value it defines is selected (`sel`) against the
+ * old one, a load or store takes a harmless address and a division a harmless
+ * divisor when the predicate is false. A receive or send cannot run on both ways. */
+static int if_convert(loop *L, const nloop *lp, const wb_live *live)
+{
+    wb_func *f = L->f;
+    int nb = f->nblocks;
+    int *ord = ws_xcalloc((size_t)nb + 1, sizeof *ord);
+    int n = region_order(f, lp, ord);
+    int ok = 1;
+    if (n < 0 || ord[n - 1] != lp->latch) ok = fail(L, "the loop's blocks do not form an if-then-else shape");
+    for (int i = 0; ok && i < n; i++) {
+        const wb_block *b = f->blocks[ord[i]];
+        int succ[2], ns = wb_succs(b, succ);
+        if (b->nedges) ok = fail(L, "the loop's blocks do not form an if-then-else shape");
+        if (b->term.op == WT_OP_CALL || b->term.op == WT_OP_DBNZ) ok = fail(L, "a call or counted branch in the loop");
+        for (int k = 0; ok && k < ns; k++)
+            if (!lp->in[succ[k]] && ord[i] != lp->latch) ok = fail(L, "the loop leaves from more than one place");
+    }
+    ifc C = {L, ws_arena_alloc(&f->arena, sizeof *C.out), NULL, NULL, f->nvregs, -1};
+    C.cur = ws_xcalloc((size_t)C.nv, sizeof *C.cur);
+    C.left = ws_xcalloc((size_t)C.nv, sizeof *C.left);
+    for (int v = 0; v < C.nv; v++) C.cur[v] = v;
+    for (int i = 0; ok && i < n; i++) {
+        const wb_block *b = f->blocks[ord[i]];
+        for (int k = 0; k < b->nins; k++)
+            if (wb_has_dest(b->ins[k].op) && wb_is_vreg(b->ins[k].d)) C.left[b->ins[k].d.v]++;
+    }
+    int *pred = ws_xcalloc((size_t)nb + 1, sizeof *pred);
+    int *inpred = ws_xcalloc((size_t)nb + 1, sizeof *inpred);   /* OR of the edges in so far */
+    for (int i = 0; ok && i < n; i++) {
+        int id = ord[i];
+        const wb_block *b = f->blocks[id];
+        int always = always_runs(f, lp, id);
+        pred[id] = always ? 0 : inpred[id];
+        for (int k = 0; ok && k < b->nins; k++) ok = ifc_op(&C, &b->ins[k], pred[id], id, live);
+        if (!ok || id == lp->latch) break;
+        int succ[2], ns = wb_succs(b, succ);
+        for (int k = 0; k < ns; k++) {
+            int s = succ[k];
+            if (k == 1 && succ[0] == s) continue;
+            if (always_runs(f, lp, s)) continue;
+            /* A block that does not always run is reached on a condition: an edge
+             * from such a block, or a branch (e is never 0 here). */
+            int e = edge_pred(&C, id, s, pred[id]);
+            inpred[s] = inpred[s] ? ifc_new(&C, &b->term, WT_OP_OR, wb_vreg(inpred[s]), wb_vreg(e), (wb_opnd){0}) : e;
+        }
+    }
+    if (ok) {
+        wb_block *out = C.out;
+        const wb_block *latch = f->blocks[lp->latch];
+        out->id = L->id;
+        out->term = latch->term;
+        out->term.s[0] = ifc_src(&C, latch->term.s[0]);
+        out->fall = latch->fall;
+        L->body = out;
+    } else {
+        free(C.out->ins);
+    }
+    free(C.cur);
+    free(C.left);
+    free(pred);
+    free(inpred);
+    free(ord);
+    return ok;
+}
+
+static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
+{
+    wb_live *live = wb_liveness(f);
+    int id = lp->header;
+    loop L = {.f = f, .o = o, .id = id, .exit = f->blocks[lp->latch]->fall, .member = lp->in,
+              .nmember = f->nblocks, .line = nloop_line(f, lp)};
     wb_msched ms = {0};
     gbuild B = {0};
-    size_t w = (size_t)live->words;
-    uint64_t *after = ws_xcalloc(w ? w : 1, sizeof *after);
+    int ok = 1;
+    if (lp->latch == id) L.body = f->blocks[id];
+    else ok = if_convert(&L, lp, live);
+    L.nv = f->nvregs;
+    /* Values read after the loop, or by the original loop for the left-over
+     * iterations (names made by if-conversion are never among them). */
+    size_t w = (size_t)live->words, wn = ((size_t)L.nv + 63) / 64;
+    uint64_t *after = ws_xcalloc(wn ? wn : 1, sizeof *after);
     for (size_t i = 0; i < w; i++) after[i] = live->in[(size_t)L.exit * w + i] | live->in[(size_t)id * w + i];
-    int ok = read_body(&L) && read_exit_test(&L);
+    ok = ok && read_body(&L) && read_exit_test(&L);
     if (ok) {
         for (int i = 0; i < L.nop; i++) L.op[i].group = i;
         strength_reduce(&L);
@@ -824,7 +1194,7 @@ static void pipeline(wb_func *f, int id, const wb_swp_options *o, const wb_live 
         }
         ws_buf c = {0};
         ws_buf_printf(&c, "        ; software-pipelined loop (%s:%u): II=%d MII=%d (ResMII=%d %s, RecMII=%d) stages=%d\n",
-                      o->file ? o->file : "?", loop_line(f->blocks[id]), ms.ii, ms.mii, ms.res_mii, ms.res_bound,
+                      o->file ? o->file : "?", L.line, ms.ii, ms.mii, ms.res_mii, ms.res_bound,
                       ms.rec_mii, ms.stages);
         for (const char *p = ms.tried.data; p && *p;) {
             const char *e = strchr(p, '\n');
@@ -848,27 +1218,28 @@ static void pipeline(wb_func *f, int id, const wb_swp_options *o, const wb_live 
     free(L.init);
     free(L.einit);
     free(after);
+    if (L.body && L.body != f->blocks[id]) free(L.body->ins);
+    wb_live_free(live);
 }
 
 void wb_swp(wb_func *f, const wb_swp_options *o)
 {
-    int n = f->nblocks;
+    nloop *loops;
+    int nl = find_loops(f, &loops);
     int calls = has_call(f);
-    for (int id = 0; id < n; id++) {
-        wb_block *b = f->blocks[id];
-        if ((b->term.op != WT_OP_BZ && b->term.op != WT_OP_BNZ) || b->term.target != id || b->fall < 0) continue;
-        if (!o->enable) {
-            loop L = {.f = f, .o = o, .id = id};
-            report(&L, "not pipelined: -fno-swp");
-            continue;
-        }
-        if (calls) {
-            loop L = {.f = f, .o = o, .id = id};
-            report(&L, "not pipelined: the function makes calls");
-            continue;
-        }
-        wb_live *live = wb_liveness(f);
-        pipeline(f, id, o, live);
-        wb_live_free(live);
+    for (int i = 0; i < nl; i++) {
+        const nloop *lp = &loops[i];
+        loop R = {.f = f, .o = o, .id = lp->header, .line = nloop_line(f, lp)};
+        const wb_block *t = lp->latch >= 0 ? f->blocks[lp->latch] : NULL;
+        if (!lp->inner) report(&R, "not pipelined: it contains a loop");
+        else if (!o->enable) report(&R, "not pipelined: -fno-swp");
+        else if (calls) report(&R, "not pipelined: the function makes calls");
+        else if (!t) report(&R, "not pipelined: the loop goes back from more than one place");
+        else if ((t->term.op != WT_OP_BZ && t->term.op != WT_OP_BNZ) || t->term.target != lp->header || t->fall < 0 ||
+                 lp->in[t->fall])
+            report(&R, "not pipelined: not a counted loop (it does not test its exit at its end)");
+        else pipeline(f, lp, o);
     }
+    for (int i = 0; i < nl; i++) free(loops[i].in);
+    free(loops);
 }
