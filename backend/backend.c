@@ -20,7 +20,7 @@
 #include <string.h>
 
 /* Spilling shortens live ranges each round; this bounds a pathological case. */
-enum { MAX_ALLOC_ROUNDS = 16, PRESSURE_MARGIN = 4 };
+enum { MAX_ALLOC_ROUNDS = 16, PRESSURE_MARGIN = 4, SQUEEZE_ATTEMPTS = 3, SQUEEZE_STEP = 6 };
 
 static int check_module(wb_module *mod)
 {
@@ -44,9 +44,10 @@ static int has_fixed_blocks(const wb_func *f)
 }
 
 /* One attempt; 1 if the pipelined loops need more registers than there are, so
- * the caller compiles the function again without pipelining. */
+ * the caller compiles the function again with fewer registers for them. */
 static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts, const char *swp_disabled,
-                        ws_buf *text, ws_buf *frames, ws_buf *report, uint32_t *bundles, uint32_t *frame_bytes)
+                        int squeeze, ws_buf *text, ws_buf *frames, ws_buf *report, uint32_t *bundles,
+                        uint32_t *frame_bytes)
 {
     const char *name = wb_global_symbol(mod, fn);
     if (!name) return -1;
@@ -59,7 +60,7 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
         wb_layout(f);
         wb_coalesce(f);
         if (opts->opt_level > 0) {
-            wb_swp_options so = {!opts->no_swp, swp_disabled, wb_source_file(mod), report};
+            wb_swp_options so = {!opts->no_swp, swp_disabled, wb_source_file(mod), squeeze, report};
             wb_swp(f, &so);
         }
         wb_spill_calls(f);
@@ -71,7 +72,9 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
             wb_schedule(f, limit);
             int r = wb_regalloc(f);
             if (r == 0) break;
-            if (has_fixed_blocks(f)) {
+            /* The allocator spills only values the pipelined blocks never touch:
+             * their bundles are final. When that is not enough, start again. */
+            if (has_fixed_blocks(f) && (r < 0 || round == MAX_ALLOC_ROUNDS)) {
                 wb_func_free(f);
                 return 1;
             }
@@ -96,12 +99,15 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
 static int compile_function(wb_module *mod, LLVMValueRef fn, const wb_options *opts, ws_buf *text,
                             ws_buf *frames, uint32_t *bundles, uint32_t *frame_bytes)
 {
+    /* A pipelined loop whose registers the allocator cannot find gets fewer at the
+     * next attempt (so it spills or overlaps fewer iterations); after that, the
+     * function is compiled without pipelining. */
     ws_buf report = {0};
-    int rc = compile_once(mod, fn, opts, NULL, text, frames, &report, bundles, frame_bytes);
-    if (rc == 1) {
+    int rc = 1;
+    for (int attempt = 0; rc == 1; attempt++) {
         report.len = 0;
-        rc = compile_once(mod, fn, opts, "register allocation would need spills", text, frames, &report, bundles,
-                          frame_bytes);
+        const char *disabled = attempt == SQUEEZE_ATTEMPTS ? "register allocation failed in the pipelined loop" : NULL;
+        rc = compile_once(mod, fn, opts, disabled, attempt * SQUEEZE_STEP, text, frames, &report, bundles, frame_bytes);
     }
     if (opts->swp_report && report.len) ws_buf_append(opts->swp_report, report.data, report.len);
     ws_buf_free(&report);

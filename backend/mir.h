@@ -194,6 +194,8 @@ typedef struct wb_mnode {
     int op[WB_MNODE_OPS];      /* machine ops */
     int alt[WB_MNODE_OPS];     /* an alternative machine op, or WT_OP_NONE */
     int gate_ops;              /* gate operations (iWarp: per clock at most gate_ops_per_clock) */
+    int nlit;                  /* distinct literals its operations read (a bundle has two fields) */
+    wb_opnd lit[2 * WB_MNODE_OPS];
 } wb_mnode;
 
 /* issue(to) >= issue(from) + lat - II * dist */
@@ -221,6 +223,8 @@ int wb_res_mii(const wb_mgraph *g, const char **bound);
 int wb_rec_mii(const wb_mgraph *g);   /* 0 when the graph has no cycle */
 /* Iterative modulo scheduling (Rau) from MII up to max_ii; 0 on success. */
 int wb_modulo_schedule(const wb_mgraph *g, int max_ii, wb_msched *out);
+/* The same, trying no II below min_ii (the MII figures are still the graph's). */
+int wb_modulo_schedule_from(const wb_mgraph *g, int min_ii, int max_ii, wb_msched *out);
 void wb_msched_free(wb_msched *s);
 
 /* ---- swp.c: software pipelining of innermost loops ------------------------- */
@@ -229,6 +233,7 @@ typedef struct wb_swp_options {
     int enable;                /* -fno-swp clears it */
     const char *disabled;      /* when set, loops are analysed and reported with this reason, not changed */
     const char *file;          /* the source file, for the report */
+    int squeeze;               /* registers kept back from a pipelined loop (after a failed allocation) */
     ws_buf *report;            /* one line per loop, or NULL */
 } wb_swp_options;
 

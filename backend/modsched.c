@@ -6,7 +6,8 @@
  * it II clocks later per iteration. An edge (from, to, lat, dist) requires
  * time[to] + II * dist >= time[from] + lat. The resources of a row of the
  * modulo reservation table (the clocks equal modulo II) are the bundle's slots
- * per unit class and, on iWarp, its gate operations a clock. A non-pipelined
+ * per unit class, its two literal fields (equal literals share one) and, on
+ * iWarp, its gate operations a clock. A non-pipelined
  * operation (issue interval > 1) takes one slot in its row and its whole class in
  * the rows after, as the list scheduler has it (the assembler picks the slot
  * within a class, so the divide's slot cannot be told apart).
@@ -123,7 +124,35 @@ typedef struct mrt {
     int ii;
     int (*used)[WT_NUCLASSES];
     int *gate;
+    wb_opnd (*lit)[2];    /* per row: the literals in its fields, with how many nodes use each */
+    int (*litn)[2];
 } mrt;
+
+/* Can the row's two literal fields hold the node's literals as well? */
+static int lits_fit(const mrt *t, const wb_mnode *x, int r)
+{
+    int used = (t->litn[r][0] > 0) + (t->litn[r][1] > 0);
+    for (int k = 0; k < x->nlit; k++) {
+        int have = 0;
+        for (int f = 0; f < 2; f++) have |= t->litn[r][f] > 0 && wb_lit_eq(t->lit[r][f], x->lit[k]);
+        if (!have) used++;
+    }
+    return used <= 2;
+}
+
+static void lits_take(mrt *t, const wb_mnode *x, int r, int sign)
+{
+    for (int k = 0; k < x->nlit; k++) {
+        int f = -1;
+        for (int j = 0; j < 2 && f < 0; j++)
+            if (t->litn[r][j] > 0 && wb_lit_eq(t->lit[r][j], x->lit[k])) f = j;
+        if (f < 0 && sign > 0) {
+            f = t->litn[r][0] > 0 ? 1 : 0;
+            t->lit[r][f] = x->lit[k];
+        }
+        if (f >= 0) t->litn[r][f] += sign;
+    }
+}
 
 static void take(const wb_mgraph *g, mrt *t, int op, int time, int sign)
 {
@@ -152,6 +181,7 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
     unsigned per_clock = g->model->gate_ops_per_clock;
     int r = time % t->ii;
     if (per_clock && x->gate_ops && t->gate[r] > 0 && t->gate[r] + x->gate_ops > (int)per_clock) return 0;
+    if (x->nlit && !lits_fit(t, x, r)) return 0;
     int k;
     for (k = 0; k < x->nops; k++) {
         if (op_fits(g, t, x->op[k], time)) mop[k] = x->op[k];
@@ -164,6 +194,7 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
         return 0;
     }
     t->gate[r] += x->gate_ops;
+    lits_take(t, x, r, +1);
     return 1;
 }
 
@@ -171,6 +202,7 @@ static void node_remove(const wb_mgraph *g, mrt *t, int i, int time, const int *
 {
     for (int k = 0; k < g->node[i].nops; k++) take(g, t, mop[k], time, -1);
     t->gate[time % t->ii] -= g->node[i].gate_ops;
+    lits_take(t, &g->node[i], time % t->ii, -1);
 }
 
 /* Does node j, at its time, hold a resource that node i needs in the rows it
@@ -179,6 +211,7 @@ static int collides(const wb_mgraph *g, int ii, int i, int time, int j, int jtim
 {
     const wb_mnode *x = &g->node[i], *y = &g->node[j];
     if (g->model->gate_ops_per_clock && x->gate_ops && y->gate_ops && time % ii == jtime % ii) return 1;
+    if (x->nlit && y->nlit && time % ii == jtime % ii) return 1;
     for (int a = 0; a < x->nops; a++) {
         int rows_a = wt_ops[x->op[a]].interval[g->model->id];
         for (int b = 0; b < y->nops; b++) {
@@ -200,7 +233,8 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
     int *height = ws_xcalloc((size_t)n + 1, sizeof *height);
     int *order = ws_xcalloc((size_t)n + 1, sizeof *order);
     int *prev = ws_xcalloc((size_t)n + 1, sizeof *prev);
-    mrt t = {ii, ws_xcalloc((size_t)ii, sizeof *t.used), ws_xcalloc((size_t)ii, sizeof *t.gate)};
+    mrt t = {ii, ws_xcalloc((size_t)ii, sizeof *t.used), ws_xcalloc((size_t)ii, sizeof *t.gate),
+             ws_xcalloc((size_t)ii, sizeof *t.lit), ws_xcalloc((size_t)ii, sizeof *t.litn)};
     /* Height: the longest path to any node's end, under this II. */
     for (int round = 0; round <= n; round++) {
         int changed = 0;
@@ -299,10 +333,17 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
     free(prev);
     free(t.used);
     free(t.gate);
+    free(t.lit);
+    free(t.litn);
     return ok;
 }
 
 int wb_modulo_schedule(const wb_mgraph *g, int max_ii, wb_msched *out)
+{
+    return wb_modulo_schedule_from(g, 0, max_ii, out);
+}
+
+int wb_modulo_schedule_from(const wb_mgraph *g, int min_ii, int max_ii, wb_msched *out)
 {
     memset(out, 0, sizeof *out);
     out->time = ws_xcalloc((size_t)g->n + 1, sizeof *out->time);
@@ -314,7 +355,7 @@ int wb_modulo_schedule(const wb_mgraph *g, int max_ii, wb_msched *out)
         return -1;
     }
     out->mii = out->res_mii > out->rec_mii ? out->res_mii : out->rec_mii;
-    for (int ii = out->mii; ii <= max_ii; ii++) {
+    for (int ii = out->mii > min_ii ? out->mii : min_ii; ii <= max_ii; ii++) {
         const char *why;
         if (try_ii(g, ii, out, &why)) {
             out->ii = ii;

@@ -243,20 +243,31 @@ int wb_regalloc(wb_func *f)
 
     int rc = 0;
     if (nfailed) {
-        /* Spill what failed; a spill temporary cannot be spilled again, so the
+        /* Spill what failed; a spill temporary cannot be spilled again, nor a value
+         * a pipelined block reads or writes (its bundles are final), so the
          * longest-lived ordinary value beside it goes instead. */
-        uint8_t *spill = ws_xcalloc((size_t)nv, 1);
+        uint8_t *spill = ws_xcalloc((size_t)nv, 1), *fixed = ws_xcalloc((size_t)nv, 1);
+        for (int id = 0; id < f->nblocks; id++) {
+            const wb_block *b = f->blocks[id];
+            for (int i = 0; b->fixed && i <= b->nins; i++) {
+                const wb_ins *in = i == b->nins ? &b->term : &b->ins[i];
+                if (in->op == WT_OP_NONE) continue;
+                if (wb_has_dest(in->op) && wb_is_vreg(in->d)) fixed[in->d.v] = 1;
+                for (int s = 0; s < wb_nsrc(in->op); s++)
+                    if (wb_is_vreg(in->s[s])) fixed[in->s[s].v] = 1;
+            }
+        }
         int any = 0;
         for (int v = 1; v < nv; v++) {
             if (!failed[v]) continue;
-            if (!(f->vflags[v] & WB_V_SPILLTEMP)) {
+            if (!(f->vflags[v] & WB_V_SPILLTEMP) && !fixed[v]) {
                 spill[v] = 1;
                 any = 1;
                 continue;
             }
             int best = 0, best_len = -1;
             for (int u = 1; u < nv; u++) {
-                if (!reg[u] || spill[u] || (f->vflags[u] & WB_V_SPILLTEMP)) continue;
+                if (!reg[u] || spill[u] || (f->vflags[u] & WB_V_SPILLTEMP) || fixed[u]) continue;
                 if (!rs_overlaps(&ranges[u], &ranges[v])) continue;
                 int len = rs_length(&ranges[u]);
                 if (len > best_len) {
@@ -276,6 +287,7 @@ int wb_regalloc(wb_func *f)
             rc = -1;
         }
         free(spill);
+        free(fixed);
     } else {
         for (int id = 0; id < f->nblocks; id++) {
             wb_block *b = f->blocks[id];

@@ -51,14 +51,21 @@ typedef struct bop {
     int node;
     int time;             /* issue clock of iteration 0 */
     int mop;
+    int reload_for;       /* a reload of a spilled invariant: the op it feeds, else -1 */
 } bop;
 
 typedef struct alias { int v, dist; } alias;
 
+typedef struct hoisted { wb_opnd lit; int v; int einit; } hoisted;
+
 typedef struct loop {
     wb_func *f;
     const wb_swp_options *o;
-    int id, exit;
+    int id, exit;         /* the loop's header block, and where it exits to */
+    unsigned line;        /* the loop statement's line, for the report */
+    wb_block *body;       /* its body as one block: the header itself, or the if-converted blocks */
+    const uint8_t *member;   /* per block id: in the loop (the pipeline's entry does not redirect them) */
+    int nmember;             /* entries of member */
     int nv;               /* vregs when the pass began: the body's names */
     bop *op;
     int nop;
@@ -73,6 +80,13 @@ typedef struct loop {
     int test_dist;
     const char *why;      /* why not pipelined */
     char whybuf[160];
+    hoisted *hz;          /* literals moved to registers before the loop */
+    int nhz;
+    int opcap;            /* room in op[] */
+    int const_n;          /* the trip count is known: n */
+    int32_t n;
+    int spilled;          /* invariants kept in the frame and reloaded before each use */
+    int remat;            /* literals put back into the operations */
 } loop;
 
 static int is_body_value(const loop *L, wb_opnd o) { return wb_is_vreg(o) && (int)o.v < L->nv && L->def[o.v] >= 0; }
@@ -98,8 +112,7 @@ static int fail(loop *L, const char *why)
  * body values folded into the reads. */
 static int read_body(loop *L)
 {
-    wb_func *f = L->f;
-    wb_block *b = f->blocks[L->id];
+    wb_block *b = L->body;
     if (b->nins > MAX_BODY) return fail(L, "the body is too long to pipeline");
     L->def = ws_xcalloc((size_t)L->nv, sizeof *L->def);
     L->al = ws_xcalloc((size_t)L->nv, sizeof *L->al);
@@ -112,7 +125,8 @@ static int read_body(loop *L)
         if (L->def[in->d.v] >= 0) return fail(L, "a value is assigned twice in one iteration");
         L->def[in->d.v] = i;
     }
-    L->op = ws_xcalloc((size_t)b->nins + 1, sizeof *L->op);
+    L->opcap = b->nins + 1;
+    L->op = ws_xcalloc((size_t)L->opcap, sizeof *L->op);
     for (int i = 0; i < b->nins; i++) {
         bop *x = &L->op[L->nop];
         x->in = b->ins[i];
@@ -203,7 +217,7 @@ static int iv_step(const loop *L, int x, int32_t *step)
 /* The exit test: the block's branch on (iv == bound), iv stepped by +-1. */
 static int read_exit_test(loop *L)
 {
-    const wb_block *b = L->f->blocks[L->id];
+    const wb_block *b = L->body;
     wb_opnd c = b->term.s[0];
     if (!wb_is_vreg(c) || (int)c.v >= L->nv || L->def[c.v] < 0) return fail(L, "the exit test is not computed in the loop");
     const bop *t = &L->op[L->def[c.v]];
@@ -267,7 +281,7 @@ static void strength_reduce(loop *L)
         }
         L->init[a] = -start;   /* negative: a vreg made here, not a name of the body */
         x->in = mk(WT_OP_IADD, wb_vreg(a), wb_vreg(a), wb_imm((uint32_t)astep, 0));
-        x->in.line = L->f->blocks[L->id]->ins[0].line;
+        x->in.line = L->body->nins ? L->body->ins[0].line : L->body->term.line;
         x->dist[0] = 1;
         x->dist[1] = 0;
     }
@@ -308,13 +322,10 @@ static void mark_live(loop *L, const uint64_t *live_after)
     }
 }
 
-typedef struct hoisted { wb_opnd lit; int v; } hoisted;
-
-/* Literals to registers, loaded in the entry block. */
+/* Literals to registers, loaded in the entry block (a kernel row has two literal
+ * fields; under register pressure some go back, see rematerialize). */
 static void hoist_literals(loop *L)
 {
-    hoisted *h = NULL;
-    int nh = 0;
     for (int i = 0; i < L->nop; i++) {
         bop *x = &L->op[i];
         if (!x->live) continue;
@@ -322,19 +333,18 @@ static void hoist_literals(loop *L)
             wb_opnd s = x->in.s[k];
             if (!wb_is_lit(s)) continue;
             int v = 0;
-            for (int j = 0; j < nh && !v; j++)
-                if (wb_lit_eq(h[j].lit, s)) v = h[j].v;
+            for (int j = 0; j < L->nhz && !v; j++)
+                if (wb_lit_eq(L->hz[j].lit, s)) v = L->hz[j].v;
             if (!v) {
                 v = wb_new_vreg(L->f, 0);
-                h = ws_xrealloc(h, sizeof *h * (size_t)(nh + 1));
-                h[nh++] = (hoisted){s, v};
+                L->hz = ws_xrealloc(L->hz, sizeof *L->hz * (size_t)(L->nhz + 1));
+                L->hz[L->nhz++] = (hoisted){s, v, L->neinit};
                 add_einit(L, mk(WB_COPY, wb_vreg(v), s, (wb_opnd){0}));
             }
             x->in.s[k] = wb_vreg(v);
             x->dist[k] = 0;
         }
     }
-    free(h);
 }
 
 /* ---- The graph --------------------------------------------------------------------- */
@@ -511,6 +521,9 @@ static void fuse_gate_reads(loop *L, const uint64_t *live_after)
 /* The graph of the live operations: one node per op, or per group of fused users. */
 static void build_graph(loop *L, gbuild *B)
 {
+    free(B->g.node);
+    free(B->g.edge);
+    memset(B, 0, sizeof *B);
     int n = 0;
     for (int i = 0; i < L->nop; i++) {
         bop *x = &L->op[i];
@@ -528,6 +541,12 @@ static void build_graph(loop *L, gbuild *B)
         int alt = x->in.op == WB_COPY ? WT_OP_MOV : x->in.op == WT_OP_IADD ? WT_OP_LEA : WT_OP_NONE;
         m->op[m->nops] = op;
         m->alt[m->nops++] = alt;
+        for (int k = 0; k < wb_nsrc(x->in.op); k++) {
+            wb_opnd s = x->in.s[k];
+            int have = !wb_is_lit(s);
+            for (int j = 0; j < m->nlit && !have; j++) have = wb_lit_eq(m->lit[j], s);
+            if (!have && m->nlit < 2 * WB_MNODE_OPS) m->lit[m->nlit++] = s;
+        }
     }
     /* Gate operations per node: each queue read once, each gate write. */
     for (int nd = 0; nd < n; nd++) {
@@ -557,6 +576,13 @@ static void build_graph(loop *L, gbuild *B)
         for (int j = i + 1; j < L->nop; j++)
             if (L->op[i].live && L->op[j].live && L->op[i].node != L->op[j].node)
                 order_pair(L, B, &L->op[i], &L->op[j]);
+    /* A reload issues just before the op it feeds, so that it holds a register
+     * for as short a time as it can. */
+    for (int i = 0; i < L->nop; i++) {
+        const bop *x = &L->op[i];
+        if (x->live && x->reload_for >= 0)
+            edge(B, L->op[x->reload_for].node, x->node, -(op_latency(L, &x->in) + 1), 0);
+    }
     (void)count_gate_ops;
 }
 
@@ -570,6 +596,214 @@ static unsigned loop_line(const wb_block *b)
 }
 
 /* ---- Code ------------------------------------------------------------------------- */
+
+/* ---- Registers ---------------------------------------------------------------------- */
+
+/* Clocks c = r + k*ii (k any integer) within [lo, hi). */
+static int hits(int lo, int hi, int r, int ii)
+{
+    if (hi <= lo) return 0;
+    int first = lo - r <= 0 ? -((r - lo) / ii) : (lo - r + ii - 1) / ii;
+    int last = hi - 1 - r >= 0 ? (hi - 1 - r) / ii : -((r - (hi - 1) + ii - 1) / ii);
+    return last >= first ? last - first + 1 : 0;
+}
+
+/* The registers the kernel needs: at its busiest clock, the values of all the
+ * iterations in flight that are live then (a value holds its register from the
+ * issue of its definition to the issue of its last read, as the allocator counts),
+ * plus the invariants it reads from registers, plus the kernel's counter. */
+static int reg_need(const loop *L, int ii, const uint64_t *live_after, int *maxlive, int *invariants)
+{
+    int *cnt = ws_xcalloc((size_t)ii, sizeof *cnt);
+    uint8_t *inv = ws_xcalloc((size_t)L->f->nvregs + 1, 1);
+    int ninv = 0;
+    for (int i = 0; i < L->nop; i++) {
+        const bop *x = &L->op[i];
+        if (!x->live) continue;
+        for (int k = 0; k < wb_nsrc(x->in.op); k++) {
+            wb_opnd s = x->in.s[k];
+            if (wb_is_vreg(s) && !is_body_value(L, s) && !inv[s.v]) {
+                inv[s.v] = 1;
+                ninv++;
+            }
+        }
+        if (!wb_has_dest(x->in.op) || !is_body_value(L, x->in.d)) continue;
+        int v = (int)x->in.d.v, lo = x->time, hi = lo, read = 0;
+        for (int j = 0; j < L->nop; j++) {
+            const bop *y = &L->op[j];
+            if (!y->live) continue;
+            for (int k = 0; k < wb_nsrc(y->in.op); k++)
+                if (wb_is_vreg(y->in.s[k]) && (int)y->in.s[k].v == v) {
+                    int t = y->time + y->dist[k] * ii;
+                    if (t > hi) hi = t;
+                    read = 1;
+                }
+        }
+        if (!read && !wb_bit(live_after, v)) continue;
+        if (!read) hi = lo + wt_ops[x->mop].latency[L->f->model->id];
+        for (int r = 0; r < ii; r++) cnt[r] += hits(lo, hi, r, ii);
+    }
+    int m = 0;
+    for (int r = 0; r < ii; r++) m = cnt[r] > m ? cnt[r] : m;
+    free(cnt);
+    free(inv);
+    *maxlive = m;
+    *invariants = ninv;
+    return m + ninv + 1;
+}
+
+/* A new value of the body: the per-value tables grow with it. */
+static int add_value(loop *L, uint64_t **after)
+{
+    int v = wb_new_vreg(L->f, 0), nv = L->f->nvregs;
+    L->def = ws_xrealloc(L->def, sizeof *L->def * (size_t)nv);
+    L->al = ws_xrealloc(L->al, sizeof *L->al * (size_t)nv);
+    L->init = ws_xrealloc(L->init, sizeof *L->init * (size_t)nv);
+    for (int i = L->nv; i < nv; i++) {
+        L->def[i] = -1;
+        L->al[i] = (alias){0, 0};
+        L->init[i] = 0;
+    }
+    size_t wo = ((size_t)L->nv + 63) / 64, wn = ((size_t)nv + 63) / 64;
+    if (wn > wo) {
+        *after = ws_xrealloc(*after, sizeof **after * wn);
+        memset(*after + wo, 0, sizeof **after * (wn - wo));
+    }
+    L->nv = nv;
+    return v;
+}
+
+static int add_op(loop *L, bop x)
+{
+    if (L->nop == L->opcap) {
+        L->opcap = 2 * L->opcap + 8;
+        L->op = ws_xrealloc(L->op, sizeof *L->op * (size_t)L->opcap);
+    }
+    L->op[L->nop] = x;
+    return L->nop++;
+}
+
+static int reads_value(const bop *x, int v)
+{
+    for (int k = 0; k < wb_nsrc(x->in.op); k++)
+        if (wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == v) return 1;
+    return 0;
+}
+
+/* Would the node of op g (its group) read more than two distinct literals if the
+ * register v held literal lit again? */
+static int too_many_literals(const loop *L, int g, int v, wb_opnd lit)
+{
+    wb_opnd seen[2 * WB_MNODE_OPS + 3];
+    int n = 0;
+    for (int i = 0; i < L->nop; i++) {
+        const bop *x = &L->op[i];
+        if (!x->live || x->group != g) continue;
+        for (int k = 0; k < wb_nsrc(x->in.op); k++) {
+            wb_opnd s = x->in.s[k];
+            if (wb_is_vreg(s) && (int)s.v == v) s = lit;
+            if (!wb_is_lit(s)) continue;
+            int have = 0;
+            for (int j = 0; j < n && !have; j++) have = wb_lit_eq(seen[j], s);
+            if (!have) seen[n++] = s;
+        }
+    }
+    return n > 2;
+}
+
+/* Register pressure, first remedy: a literal moved to a register before the loop
+ * goes back into the operations that read it, where a row's literal fields allow
+ * (the scheduler keeps two a row). The one with the fewest readers goes first. */
+static int rematerialize(loop *L, ws_buf *log)
+{
+    int best = -1, best_uses = 0;
+    for (int j = 0; j < L->nhz; j++) {
+        if (L->einit[L->hz[j].einit].op == WT_OP_NONE) continue;
+        int uses = 0, fits = 1;
+        for (int i = 0; i < L->nop && fits; i++) {
+            if (!L->op[i].live || !reads_value(&L->op[i], L->hz[j].v)) continue;
+            uses++;
+            fits = !too_many_literals(L, L->op[i].group, L->hz[j].v, L->hz[j].lit);
+        }
+        if (fits && uses && (best < 0 || uses < best_uses)) {
+            best = j;
+            best_uses = uses;
+        }
+    }
+    if (best < 0) return 0;
+    const hoisted *h = &L->hz[best];
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        if (!x->live) continue;
+        for (int k = 0; k < wb_nsrc(x->in.op); k++)
+            if (wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == h->v) x->in.s[k] = h->lit;
+    }
+    L->einit[h->einit].op = WT_OP_NONE;
+    L->remat++;
+    ws_buf_puts(log, "a literal back into the operations that read it (");
+    if (h->lit.kind == WB_O_SYM) wb_put_symbol(log, h->lit.sym, h->lit.addend);
+    else ws_buf_printf(log, "%d", (int)h->lit.v);
+    ws_buf_puts(log, ")");
+    return 1;
+}
+
+/* Second remedy, a spill: an invariant the loop reads from a register is stored in
+ * the frame before the loop and reloaded just before each operation that reads
+ * it, if the memory units have room at this II. The one with the fewest readers
+ * goes first. */
+static int spill_invariant(loop *L, int ii, uint64_t **after, ws_buf *log)
+{
+    int mem = 0;
+    for (int i = 0; i < L->nop; i++)
+        if (L->op[i].live && wt_ops[L->op[i].in.op == WB_COPY ? WT_OP_MV : L->op[i].in.op].uclass == WT_UC_MEM &&
+            L->op[i].in.op != WT_OP_LEA)
+            mem++;
+    int best = 0, best_uses = 0;
+    for (int i = 0; i < L->nop; i++) {
+        const bop *x = &L->op[i];
+        if (!x->live || x->reload_for >= 0) continue;
+        for (int k = 0; k < wb_nsrc(x->in.op); k++) {
+            wb_opnd s = x->in.s[k];
+            if (!wb_is_vreg(s) || is_body_value(L, s) || (int)s.v == best) continue;
+            int uses = 0;
+            for (int j = 0; j < L->nop; j++) uses += L->op[j].live && reads_value(&L->op[j], (int)s.v);
+            if (!best || uses < best_uses) {
+                best = (int)s.v;
+                best_uses = uses;
+            }
+        }
+    }
+    if (!best || mem + best_uses > (int)wt_class_slots(WT_UC_MEM) * ii) return 0;
+    wb_func *f = L->f;
+    uint32_t off = wb_frame_alloc(f, 4);
+    int obj = ++f->nmemobjs;
+    wb_opnd slot = wb_sym(f->frame, (int32_t)off);
+    wb_ins st = {.op = WT_OP_ST, .s = {wb_reg(WT_OPND_R0), slot, wb_vreg(best)}, .memobj = obj, .target = -1};
+    add_einit(L, st);
+    int n = L->nop;
+    for (int i = 0; i < n; i++) {
+        if (!L->op[i].live || L->op[i].reload_for >= 0 || !reads_value(&L->op[i], best)) continue;
+        int t = add_value(L, after);
+        wb_ins ld = {.op = WT_OP_LD, .d = wb_vreg(t), .s = {wb_reg(WT_OPND_R0), slot}, .memobj = obj, .target = -1,
+                     .line = L->op[i].in.line, .col = L->op[i].in.col};
+        int at = add_op(L, (bop){.in = ld, .live = 1, .group = L->nop, .reload_for = i});
+        L->def[t] = at;
+        bop *x = &L->op[i];
+        for (int k = 0; k < wb_nsrc(x->in.op); k++)
+            if (wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == best) {
+                x->in.s[k] = wb_vreg(t);
+                x->dist[k] = 0;
+            }
+    }
+    L->spilled++;
+    ws_buf_printf(log, "spilled an invariant (reloaded before each of its %d uses)", best_uses);
+    return 1;
+}
+
+static void info_tail(ws_buf *c)
+{
+    ws_buf_puts(c, "        ;*----------------------------------------------------------------------------*\n");
+}
 
 typedef struct gen {
     loop *L;
@@ -612,12 +846,10 @@ static int new_block_before(wb_func *f, int before)
 
 static void append(wb_func *f, int block, wb_ins in) { wb_append(f, block, &in); }
 
-static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, const char *comment)
+/* The kernel's unrolling (modulo variable expansion): the longest lifetime, in IIs. */
+static int unroll_factor(const loop *L, int ii)
 {
-    wb_func *f = L->f;
-    gen G = {L, ms->ii, ms->stages, 1, NULL};
-    int ii = ms->ii, S = ms->stages;
-    /* Unroll: the longest lifetime, in IIs. */
+    int u = 1;
     for (int i = 0; i < L->nop; i++) {
         const bop *x = &L->op[i];
         if (!x->live || !wb_has_dest(x->in.op) || !is_body_value(L, x->in.d)) continue;
@@ -632,9 +864,75 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, c
                 }
         }
         int need = (end - x->time + ii - 1) / ii;
-        if (need > G.u) G.u = need;
+        if (need > u) u = need;
     }
-    int u = G.u;
+    return u;
+}
+
+/* The value of v if its one definition outside the loop copies a constant. */
+static int constant_of(const loop *L, wb_opnd o, int32_t *val)
+{
+    if (o.kind == WB_O_IMM && !o.isfloat) {
+        *val = (int32_t)o.v;
+        return 1;
+    }
+    if (o.kind == WB_O_REG && o.v == WT_OPND_R0) {
+        *val = 0;
+        return 1;
+    }
+    if (!wb_is_vreg(o)) return 0;
+    const wb_ins *def = NULL;
+    int ndefs = 0;
+    for (int id = 0; id < L->f->nblocks; id++) {
+        const wb_block *b = L->f->blocks[id];
+        if (id < L->nmember && L->member[id]) continue;
+        for (int i = 0; i < b->nins; i++)
+            if (wb_has_dest(b->ins[i].op) && wb_opnd_eq(b->ins[i].d, o)) {
+                def = &b->ins[i];
+                ndefs++;
+            }
+    }
+    if (ndefs != 1 || (def->op != WB_COPY && def->op != WT_OP_MOV && def->op != WT_OP_MV)) return 0;
+    wb_opnd s = def->s[0];
+    if ((s.kind != WB_O_IMM || s.isfloat) && !(s.kind == WB_O_REG && s.v == WT_OPND_R0)) return 0;
+    *val = s.kind == WB_O_IMM ? (int32_t)s.v : 0;
+    return 1;
+}
+
+/* The trip count, when the start and the bound are constants. */
+static void trip_count(loop *L)
+{
+    int32_t init, bound;
+    if (!constant_of(L, wb_vreg(L->iv_init), &init) || !constant_of(L, L->bound, &bound)) return;
+    int64_t n = (L->iv_step > 0 ? (int64_t)bound - init : (int64_t)init - bound) + L->test_dist;
+    if (n < 1 || n > INT32_MAX) return;
+    L->const_n = 1;
+    L->n = (int32_t)n;
+}
+
+/* The one block outside the loop that enters it, by falling into its header with
+ * no branch of its own: the pipeline's entry work can go there, where the list
+ * scheduler overlaps it with what comes before. -1 if there is none. */
+static int preheader(const loop *L)
+{
+    int p = -1;
+    for (int id = 0; id < L->f->nblocks; id++) {
+        const wb_block *b = L->f->blocks[id];
+        if (id < L->nmember && L->member[id]) continue;
+        int enters = b->fall == L->id || ((b->term.op == WT_OP_JMP || b->term.op == WT_OP_BZ || b->term.op == WT_OP_BNZ ||
+                                            b->term.op == WT_OP_DBNZ) && b->term.target == L->id);
+        if (!enters) continue;
+        if (p >= 0 || b->fall != L->id || b->term.op != WT_OP_NONE || b->fixed) return -1;
+        p = id;
+    }
+    return p;
+}
+
+static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_buf *info)
+{
+    wb_func *f = L->f;
+    int ii = ms->ii, S = ms->stages, u = unroll_factor(L, ii);
+    gen G = {L, ii, S, u, NULL};
     G.names = ws_xcalloc((size_t)L->nv, sizeof *G.names);
     for (int i = 0; i < L->nop; i++) {
         const bop *x = &L->op[i];
@@ -643,32 +941,45 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, c
         for (int k = 0; k < u; k++) nm[k] = wb_new_vreg(f, 0);
         G.names[x->in.d.v] = nm;
     }
-    wb_block *lb = f->blocks[L->id];
+    const wb_block *lb = L->body;
     unsigned line = loop_line(lb), col = lb->term.line ? lb->term.col : 0;
-    int E = new_block_before(f, L->id), PRO = new_block_before(f, L->id), K = new_block_before(f, L->id);
+    int P = preheader(L);
+    int E = P >= 0 ? P : new_block_before(f, L->id), E2 = L->const_n ? E : new_block_before(f, L->id);
+    int PRO = new_block_before(f, L->id), K = new_block_before(f, L->id);
     int EPI = new_block_before(f, L->id), POST = new_block_before(f, L->id);
-    lb = f->blocks[L->id];
+    int e_from = f->blocks[E]->nins;
     /* Every way into the loop from outside now enters the pipeline's check. */
     for (int id = 0; id < f->nblocks; id++) {
         wb_block *p = f->blocks[id];
-        if (id == L->id || id == E || id == POST) continue;
+        if ((id < L->nmember && L->member[id]) || id == E || id == E2 || id == POST) continue;
         if (p->fall == L->id) p->fall = E;
         if ((p->term.op == WT_OP_JMP || p->term.op == WT_OP_BZ || p->term.op == WT_OP_BNZ) && p->term.target == L->id)
             p->term.target = E;
     }
 
-    /* entry */
-    for (int i = 0; i < L->neinit; i++) append(f, E, L->einit[i]);
+    /* entry: the trip count and the check, then (only on the pipeline's way, so
+     * that the values the original loop would read die at their copies) the
+     * first values */
+    for (int i = 0; i < L->neinit; i++)
+        if (L->einit[i].op != WT_OP_NONE) append(f, E2, L->einit[i]);
     int diff = wb_new_vreg(f, 0), N = wb_new_vreg(f, 0);
     wb_opnd init = wb_vreg(L->iv_init);
-    append(f, E, L->iv_step > 0 ? mk(WT_OP_ISUB, wb_vreg(diff), L->bound, init) : mk(WT_OP_ISUB, wb_vreg(diff), init, L->bound));
-    append(f, E, mk(WT_OP_IADD, wb_vreg(N), wb_vreg(diff), wb_imm((uint32_t)L->test_dist, 0)));
     int small = wb_new_vreg(f, 0), over = wb_new_vreg(f, 0), m = wb_new_vreg(f, 0), r = wb_new_vreg(f, 0);
     int nmin = S - 1 + u < 2 ? 2 : S - 1 + u;
-    append(f, E, mk(WT_OP_ILTU, wb_vreg(small), wb_vreg(N), wb_imm((uint32_t)nmin, 0)));
-    append(f, E, mk(WT_OP_ISUB, wb_vreg(over), wb_vreg(N), wb_imm((uint32_t)(S - 1), 0)));
     int lg = ilog2(u);
-    if (lg >= 0) {
+    if (L->const_n) {
+        /* known trip count (at least nmin: pipeline checked): no check */
+        append(f, E, mk(WB_COPY, wb_vreg(N), wb_imm((uint32_t)L->n, 0), (wb_opnd){0}));
+        append(f, E, mk(WB_COPY, wb_vreg(m), wb_imm((uint32_t)((L->n - S + 1) / u), 0), (wb_opnd){0}));
+        append(f, E, mk(WB_COPY, wb_vreg(r), wb_imm((uint32_t)((L->n - S + 1) % u), 0), (wb_opnd){0}));
+    } else {
+        append(f, E, L->iv_step > 0 ? mk(WT_OP_ISUB, wb_vreg(diff), L->bound, init) : mk(WT_OP_ISUB, wb_vreg(diff), init, L->bound));
+        append(f, E, mk(WT_OP_IADD, wb_vreg(N), wb_vreg(diff), wb_imm((uint32_t)L->test_dist, 0)));
+        append(f, E, mk(WT_OP_ILTU, wb_vreg(small), wb_vreg(N), wb_imm((uint32_t)nmin, 0)));
+        append(f, E, mk(WT_OP_ISUB, wb_vreg(over), wb_vreg(N), wb_imm((uint32_t)(S - 1), 0)));
+    }
+    if (L->const_n) {
+    } else if (lg >= 0) {
         append(f, E, mk(WT_OP_SHR, wb_vreg(m), wb_vreg(over), wb_imm((uint32_t)lg, 0)));
         append(f, E, mk(WT_OP_AND, wb_vreg(r), wb_vreg(over), wb_imm((uint32_t)(u - 1), 0)));
     } else {
@@ -678,18 +989,23 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, c
     for (int v = 1; v < L->nv; v++) {
         if (!G.names[v] || !L->init[v]) continue;
         int from = L->init[v] > 0 ? L->init[v] : -L->init[v];
-        append(f, E, mk(WB_COPY, wb_vreg(name_of(&G, v, -1)), wb_vreg(from), (wb_opnd){0}));
+        append(f, E2, mk(WB_COPY, wb_vreg(name_of(&G, v, -1)), wb_vreg(from), (wb_opnd){0}));
     }
-    for (int i = 0; i < f->blocks[E]->nins; i++) {
-        f->blocks[E]->ins[i].line = line;
-        f->blocks[E]->ins[i].col = col;
+    for (int e = 0; e < 2; e++)
+        for (int i = e ? 0 : e_from; i < f->blocks[e ? E2 : E]->nins; i++) {
+            if (e && E2 == E) break;
+            f->blocks[e ? E2 : E]->ins[i].line = line;
+            f->blocks[e ? E2 : E]->ins[i].col = col;
+        }
+    if (!L->const_n) {
+        wb_block *eb = f->blocks[E];
+        eb->term = mk(WT_OP_BNZ, (wb_opnd){0}, wb_vreg(small), (wb_opnd){0});
+        eb->term.target = L->id;
+        eb->term.line = line;
+        eb->term.col = col;
+        eb->fall = E2;
     }
-    wb_block *eb = f->blocks[E];
-    eb->term = mk(WT_OP_BNZ, (wb_opnd){0}, wb_vreg(small), (wb_opnd){0});
-    eb->term.target = L->id;
-    eb->term.line = line;
-    eb->term.col = col;
-    eb->fall = PRO;
+    f->blocks[E2]->fall = PRO;
 
     /* prologue, kernel, epilogue */
     int maxlat = 1;
@@ -715,7 +1031,14 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, c
     kb->term.line = line;
     kb->term.col = col;
     kb->fall = EPI;
-    kb->comment = comment;
+    ws_buf_printf(info, "        ;*      Kernel                           : %d bundles, unrolled %d times (modulo variable "
+                  "expansion)\n", u * ii, u);
+    if (!L->const_n)
+        ws_buf_printf(info, "        ;*      Minimum trip count               : %d (shorter loops run the original code)\n",
+                      nmin);
+    info_tail(info);
+    ws_buf_append(info, "", 1);
+    kb->comment = ws_arena_strndup(&f->arena, info->data, strlen(info->data));
     wb_block *pb = f->blocks[EPI];
     int elen = (S - 1) * ii > maxlat ? (S - 1) * ii : maxlat;
     for (int i = 0; i < pb->nins; i++) {
@@ -748,11 +1071,16 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, c
         f->blocks[POST]->ins[i].col = col;
     }
     wb_block *qb = f->blocks[POST];
-    qb->term = mk(WT_OP_BZ, (wb_opnd){0}, wb_vreg(r), (wb_opnd){0});
-    qb->term.target = L->exit;
-    qb->term.line = line;
-    qb->term.col = col;
     qb->fall = L->id;
+    if (!L->const_n || (L->n - S + 1) % u == 0) {
+        /* with a known trip count: no iteration left over, straight out */
+        qb->term = L->const_n ? mk(WT_OP_JMP, (wb_opnd){0}, (wb_opnd){0}, (wb_opnd){0})
+                              : mk(WT_OP_BZ, (wb_opnd){0}, wb_vreg(r), (wb_opnd){0});
+        qb->term.target = L->exit;
+        qb->term.line = line;
+        qb->term.col = col;
+        if (L->const_n) qb->fall = -1;
+    }
     free(G.names);
 }
 
@@ -773,8 +1101,7 @@ static void report(const loop *L, const char *fmt, ...) __attribute__((format(pr
 static void report(const loop *L, const char *fmt, ...)
 {
     if (!L->o->report) return;
-    const wb_block *b = L->f->blocks[L->id];
-    ws_buf_printf(L->o->report, "%s:%u: ", L->o->file ? L->o->file : "?", loop_line(b));
+    ws_buf_printf(L->o->report, "%s:%u: ", L->o->file ? L->o->file : "?", L->line);
     va_list ap;
     va_start(ap, fmt);
     char buf[512];
@@ -783,17 +1110,425 @@ static void report(const loop *L, const char *fmt, ...)
     ws_buf_printf(L->o->report, "%s\n", buf);
 }
 
-static void pipeline(wb_func *f, int id, const wb_swp_options *o, const wb_live *live)
+/* ---- Loops ------------------------------------------------------------------------ */
+
+typedef struct nloop {
+    int header;
+    int latch;            /* the block whose branch goes back to the header; -1: several */
+    uint8_t *in;          /* per block id */
+    int inner;            /* contains no other loop */
+} nloop;
+
+/* Natural loops: a back edge goes to a block that dominates its source. */
+static int find_loops(const wb_func *f, nloop **out)
 {
-    loop L = {.f = f, .o = o, .id = id, .exit = f->blocks[id]->fall, .nv = f->nvregs};
+    int nb = f->nblocks, w = (nb + 63) / 64, nl = 0;
+    *out = NULL;
+    if (f->norder == 0) return 0;
+    uint8_t *reach = ws_xcalloc((size_t)nb, 1);
+    int *stack = ws_xcalloc((size_t)nb + 1, sizeof *stack), sp = 0;
+    stack[sp++] = f->order[0];
+    reach[f->order[0]] = 1;
+    while (sp) {
+        int succ[2], b = stack[--sp], n = wb_succs(f->blocks[b], succ);
+        for (int k = 0; k < n; k++)
+            if (!reach[succ[k]]) {
+                reach[succ[k]] = 1;
+                stack[sp++] = succ[k];
+            }
+    }
+    uint64_t *dom = ws_xcalloc((size_t)nb * (size_t)w + 1, sizeof *dom);
+    uint64_t *tmp = ws_xcalloc((size_t)w + 1, sizeof *tmp);
+    for (int b = 0; b < nb; b++)
+        for (int k = 0; k < w; k++) dom[(size_t)b * w + k] = ~0ull;
+    memset(&dom[(size_t)f->order[0] * w], 0, sizeof *dom * (size_t)w);
+    wb_bit_set(&dom[(size_t)f->order[0] * w], f->order[0]);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int oi = 1; oi < f->norder; oi++) {
+            int b = f->order[oi];
+            if (!reach[b]) continue;
+            for (int k = 0; k < w; k++) tmp[k] = ~0ull;
+            for (int p = 0; p < nb; p++) {
+                int succ[2], n = reach[p] ? wb_succs(f->blocks[p], succ) : 0;
+                for (int k = 0; k < n; k++)
+                    if (succ[k] == b)
+                        for (int x = 0; x < w; x++) tmp[x] &= dom[(size_t)p * w + x];
+            }
+            wb_bit_set(tmp, b);
+            if (memcmp(tmp, &dom[(size_t)b * w], sizeof *tmp * (size_t)w)) {
+                memcpy(&dom[(size_t)b * w], tmp, sizeof *tmp * (size_t)w);
+                changed = 1;
+            }
+        }
+    }
+    for (int oi = 0; oi < f->norder; oi++) {
+        int h = f->order[oi];
+        if (!reach[h]) continue;
+        nloop L = {h, -1, NULL, 1};
+        int latches = 0;
+        for (int t = 0; t < nb; t++) {
+            int succ[2], n = reach[t] ? wb_succs(f->blocks[t], succ) : 0;
+            for (int k = 0; k < n; k++) {
+                if (succ[k] != h || !wb_bit(&dom[(size_t)t * w], h)) continue;
+                if (!L.in) L.in = ws_xcalloc((size_t)nb, 1);
+                L.in[h] = 1;
+                latches++;
+                L.latch = t;
+                /* everything that reaches t without passing h */
+                sp = 0;
+                if (!L.in[t]) {
+                    L.in[t] = 1;
+                    stack[sp++] = t;
+                }
+                while (sp) {
+                    int x = stack[--sp];
+                    for (int p = 0; p < nb; p++) {
+                        int ps[2], pn = reach[p] ? wb_succs(f->blocks[p], ps) : 0;
+                        for (int q = 0; q < pn; q++)
+                            if (ps[q] == x && !L.in[p]) {
+                                L.in[p] = 1;
+                                stack[sp++] = p;
+                            }
+                    }
+                }
+            }
+        }
+        if (!L.in) continue;
+        if (latches > 1) L.latch = -1;
+        *out = ws_xrealloc(*out, sizeof **out * (size_t)(nl + 1));
+        (*out)[nl++] = L;
+    }
+    for (int a = 0; a < nl; a++)
+        for (int b = 0; b < nl; b++)
+            if (a != b && (*out)[a].in[(*out)[b].header]) (*out)[a].inner = 0;
+    free(reach);
+    free(stack);
+    free(dom);
+    free(tmp);
+    return nl;
+}
+
+/* The line of a loop's statement: its back branch's (the `for`), else the
+ * first known one of its header. */
+static unsigned nloop_line(const wb_func *f, const nloop *lp)
+{
+    if (lp->latch >= 0 && f->blocks[lp->latch]->term.line) return f->blocks[lp->latch]->term.line;
+    return loop_line(f->blocks[lp->header]);
+}
+
+/* ---- If-conversion ------------------------------------------------------------------- */
+
+/* The loop's blocks with each after every block that reaches it without the back
+ * edge: header first, latch last. */
+static int region_order(const wb_func *f, const nloop *lp, int *ord)
+{
+    int nb = f->nblocks, n = 0, sp = 0;
+    uint8_t *state = ws_xcalloc((size_t)nb, 1);   /* 1 on the stack, 2 done */
+    int *stack = ws_xcalloc((size_t)nb + 1, sizeof *stack), *it = ws_xcalloc((size_t)nb, sizeof *it);
+    int cyclic = 0;
+    stack[sp++] = lp->header;
+    state[lp->header] = 1;
+    while (sp) {
+        int b = stack[sp - 1], succ[2], ns = wb_succs(f->blocks[b], succ);
+        if (it[b] < ns) {
+            int s = succ[it[b]++];
+            if (!lp->in[s] || s == lp->header) continue;
+            if (state[s] == 1) cyclic = 1;
+            if (state[s]) continue;
+            state[s] = 1;
+            stack[sp++] = s;
+        } else {
+            state[b] = 2;
+            ord[n++] = b;
+            sp--;
+        }
+    }
+    for (int i = 0; i < n / 2; i++) {
+        int t = ord[i];
+        ord[i] = ord[n - 1 - i];
+        ord[n - 1 - i] = t;
+    }
+    free(state);
+    free(stack);
+    free(it);
+    return cyclic ? -1 : n;
+}
+
+/* Is every path from the header to the latch through b? */
+static int always_runs(const wb_func *f, const nloop *lp, int b)
+{
+    if (b == lp->header || b == lp->latch) return 1;
+    int nb = f->nblocks, sp = 0, found = 0;
+    uint8_t *seen = ws_xcalloc((size_t)nb, 1);
+    int *stack = ws_xcalloc((size_t)nb + 1, sizeof *stack);
+    stack[sp++] = lp->header;
+    seen[lp->header] = 1;
+    seen[b] = 1;
+    while (sp && !found) {
+        int x = stack[--sp], succ[2], ns = wb_succs(f->blocks[x], succ);
+        for (int k = 0; k < ns; k++) {
+            int s = succ[k];
+            if (!lp->in[s] || s == lp->header || seen[s]) continue;
+            if (s == lp->latch) found = 1;
+            seen[s] = 1;
+            stack[sp++] = s;
+        }
+    }
+    free(seen);
+    free(stack);
+    return !found;
+}
+
+typedef struct ifc {
+    loop *L;
+    wb_block *out;
+    int *cur;             /* per original vreg: its name now */
+    int *left;            /* per original vreg: definitions still to come */
+    int nv;
+    int scratch;          /* frame offset of the word predicated-off stores write, -1 none */
+} ifc;
+
+static void ifc_emit(ifc *C, wb_ins in)
+{
+    wb_block *b = C->out;
+    if (b->nins == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 32;
+        b->ins = ws_xrealloc(b->ins, sizeof *b->ins * (size_t)b->cap);
+    }
+    b->ins[b->nins++] = in;
+}
+
+static wb_opnd ifc_src(const ifc *C, wb_opnd s)
+{
+    if (wb_is_vreg(s) && (int)s.v < C->nv) return wb_vreg(C->cur[s.v]);
+    return s;
+}
+
+static int ifc_new(ifc *C, const wb_ins *at, int op, wb_opnd a, wb_opnd b, wb_opnd c)
+{
+    int t = wb_new_vreg(C->L->f, 0);
+    wb_ins in = {.op = (uint16_t)op, .d = wb_vreg(t), .s = {a, b, c}, .target = -1,
+                 .line = at ? at->line : 0, .col = at ? at->col : 0};
+    ifc_emit(C, in);
+    return t;
+}
+
+/* The name a definition of v writes: v itself if it is the last one. */
+static int ifc_def(ifc *C, int v)
+{
+    if (v >= C->nv) return v;
+    return --C->left[v] == 0 ? v : wb_new_vreg(C->L->f, 0);
+}
+
+/* One operation of block b, which runs when predicate p (0: always) holds. */
+static int ifc_op(ifc *C, const wb_ins *orig, int p, int b, const wb_live *live)
+{
+    loop *L = C->L;
+    wb_ins in = *orig;
+    for (int k = 0; k < wb_nsrc(in.op); k++) in.s[k] = ifc_src(C, in.s[k]);
+    if (!p) {
+        if (wb_has_dest(in.op) && wb_is_vreg(in.d) && (int)in.d.v < C->nv) {
+            int v = (int)in.d.v, n = ifc_def(C, v);
+            in.d = wb_vreg(n);
+            C->cur[v] = n;
+        }
+        ifc_emit(C, in);
+        return 1;
+    }
+    for (int k = 0; k < wb_nsrc(in.op); k++)
+        if (is_gate_read(in.s[k])) return fail(L, "a receive or send under a condition (it cannot run on both ways)");
+    if (writes_gate_like(&in)) return fail(L, "a receive or send under a condition (it cannot run on both ways)");
+    if (wb_is_term_op(in.op)) return fail(L, "a call in the loop");
+    wb_opnd pv = wb_vreg(p);
+    if (in.op == WT_OP_LD || in.op == WT_OP_ST) {
+        /* The address when p holds; otherwise a harmless one: address 0 to load
+         * from, a word of the frame to store to. */
+        int a = ifc_new(C, orig, WT_OP_IADD, in.s[0], in.s[1], (wb_opnd){0});
+        wb_opnd off = wb_reg(WT_OPND_R0);
+        if (in.op == WT_OP_ST) {
+            if (C->scratch < 0) C->scratch = (int)wb_frame_alloc(L->f, 4);
+            off = wb_sym(L->f->frame, C->scratch);
+        }
+        int sa = ifc_new(C, orig, WT_OP_SEL, pv, wb_vreg(a), off);
+        in.s[0] = wb_vreg(sa);
+        in.s[1] = wb_reg(WT_OPND_R0);
+        if (in.op == WT_OP_ST) {
+            ifc_emit(C, in);
+            return 1;
+        }
+    } else if (wt_ops[in.op].kind == WT_K_DIV) {
+        /* a divisor that cannot be 0 when p does not hold */
+        in.s[1] = wb_vreg(ifc_new(C, orig, WT_OP_SEL, pv, in.s[1], wb_imm(1, 0)));
+    } else if (in.op != WB_COPY && wt_ops[in.op].kind != WT_K_PURE && wt_ops[in.op].kind != WT_K_HLOAD) {
+        return fail(L, "an operation under a condition that cannot run on both ways");
+    }
+    if (!wb_has_dest(in.op) || !wb_is_vreg(in.d) || (int)in.d.v >= C->nv) {
+        ifc_emit(C, in);
+        return 1;
+    }
+    int v = (int)in.d.v, old = C->cur[v], n = ifc_def(C, v);
+    const uint64_t *out = live->out + (size_t)b * (size_t)live->words;
+    if (wb_bit(out, v)) {
+        /* v keeps its value on the other way */
+        int t = wb_new_vreg(L->f, 0);
+        in.d = wb_vreg(t);
+        ifc_emit(C, in);
+        wb_ins sel = {.op = WT_OP_SEL, .d = wb_vreg(n), .s = {pv, wb_vreg(t), wb_vreg(old)}, .target = -1,
+                      .line = orig->line, .col = orig->col};
+        ifc_emit(C, sel);
+    } else {
+        in.d = wb_vreg(n);
+        ifc_emit(C, in);
+    }
+    C->cur[v] = n;
+    return 1;
+}
+
+/* The condition (0 or 1) under which block from goes on to block to. */
+static int edge_pred(ifc *C, int from, int to, int pfrom)
+{
+    const wb_block *b = C->L->f->blocks[from];
+    const wb_ins *t = &b->term;
+    int cond = 0;
+    if ((t->op == WT_OP_BZ || t->op == WT_OP_BNZ) && t->target != b->fall) {
+        int taken = t->target == to;
+        int nonzero = (t->op == WT_OP_BNZ) == taken;
+        cond = ifc_new(C, t, nonzero ? WT_OP_INE : WT_OP_IEQ, ifc_src(C, t->s[0]), wb_reg(WT_OPND_R0), (wb_opnd){0});
+    }
+    if (!cond) return pfrom;
+    if (!pfrom) return cond;
+    return ifc_new(C, t, WT_OP_AND, wb_vreg(pfrom), wb_vreg(cond), (wb_opnd){0});
+}
+
+/* The loop's blocks as one: every block's operations run on every iteration, those
+ * of a block that runs only sometimes under its predicate (Allen, Kennedy, Porterfield
+ * and Warren's if-conversion): a value it defines is selected (`sel`) against the
+ * old one, a load or store takes a harmless address and a division a harmless
+ * divisor when the predicate is false. A receive or send cannot run on both ways. */
+static int if_convert(loop *L, const nloop *lp, const wb_live *live)
+{
+    wb_func *f = L->f;
+    int nb = f->nblocks;
+    int *ord = ws_xcalloc((size_t)nb + 1, sizeof *ord);
+    int n = region_order(f, lp, ord);
+    int ok = 1;
+    if (n < 0 || ord[n - 1] != lp->latch) ok = fail(L, "the loop's blocks do not form an if-then-else shape");
+    for (int i = 0; ok && i < n; i++) {
+        const wb_block *b = f->blocks[ord[i]];
+        int succ[2], ns = wb_succs(b, succ);
+        if (b->nedges) ok = fail(L, "the loop's blocks do not form an if-then-else shape");
+        if (b->term.op == WT_OP_CALL || b->term.op == WT_OP_DBNZ) ok = fail(L, "a call or counted branch in the loop");
+        for (int k = 0; ok && k < ns; k++)
+            if (!lp->in[succ[k]] && ord[i] != lp->latch) ok = fail(L, "the loop leaves from more than one place");
+    }
+    ifc C = {L, ws_arena_alloc(&f->arena, sizeof *C.out), NULL, NULL, f->nvregs, -1};
+    C.cur = ws_xcalloc((size_t)C.nv, sizeof *C.cur);
+    C.left = ws_xcalloc((size_t)C.nv, sizeof *C.left);
+    for (int v = 0; v < C.nv; v++) C.cur[v] = v;
+    for (int i = 0; ok && i < n; i++) {
+        const wb_block *b = f->blocks[ord[i]];
+        for (int k = 0; k < b->nins; k++)
+            if (wb_has_dest(b->ins[k].op) && wb_is_vreg(b->ins[k].d)) C.left[b->ins[k].d.v]++;
+    }
+    int *pred = ws_xcalloc((size_t)nb + 1, sizeof *pred);
+    int *inpred = ws_xcalloc((size_t)nb + 1, sizeof *inpred);   /* OR of the edges in so far */
+    for (int i = 0; ok && i < n; i++) {
+        int id = ord[i];
+        const wb_block *b = f->blocks[id];
+        int always = always_runs(f, lp, id);
+        pred[id] = always ? 0 : inpred[id];
+        for (int k = 0; ok && k < b->nins; k++) ok = ifc_op(&C, &b->ins[k], pred[id], id, live);
+        if (!ok || id == lp->latch) break;
+        int succ[2], ns = wb_succs(b, succ);
+        for (int k = 0; k < ns; k++) {
+            int s = succ[k];
+            if (k == 1 && succ[0] == s) continue;
+            if (always_runs(f, lp, s)) continue;
+            /* A block that does not always run is reached on a condition: an edge
+             * from such a block, or a branch (e is never 0 here). */
+            int e = edge_pred(&C, id, s, pred[id]);
+            inpred[s] = inpred[s] ? ifc_new(&C, &b->term, WT_OP_OR, wb_vreg(inpred[s]), wb_vreg(e), (wb_opnd){0}) : e;
+        }
+    }
+    if (ok) {
+        wb_block *out = C.out;
+        const wb_block *latch = f->blocks[lp->latch];
+        out->id = L->id;
+        out->term = latch->term;
+        out->term.s[0] = ifc_src(&C, latch->term.s[0]);
+        out->fall = latch->fall;
+        L->body = out;
+    } else {
+        free(C.out->ins);
+    }
+    free(C.cur);
+    free(C.left);
+    free(pred);
+    free(inpred);
+    free(ord);
+    return ok;
+}
+
+/* Operations of each unit class in one iteration, as scheduled. */
+static void class_counts(const loop *L, const wb_mgraph *g, int count[WT_NUCLASSES], int *gate_ops)
+{
+    memset(count, 0, sizeof *count * WT_NUCLASSES);
+    for (int i = 0; i < L->nop; i++)
+        if (L->op[i].live) count[wt_ops[L->op[i].mop].uclass]++;
+    *gate_ops = 0;
+    for (int i = 0; i < g->n; i++) *gate_ops += g->node[i].gate_ops;
+}
+
+/* The loop's report in the assembly, after TI's C6000 "software pipeline
+ * information" block: the bounds, each II tried and why it failed, registers,
+ * spills. */
+static void info_head(const loop *L, ws_buf *c)
+{
+    ws_buf_puts(c, "        ;*----------------------------------------------------------------------------*\n");
+    ws_buf_puts(c, "        ;*   SOFTWARE PIPELINE INFORMATION\n");
+    ws_buf_puts(c, "        ;*\n");
+    ws_buf_printf(c, "        ;*      Loop source line                 : %s:%u\n", L->o->file ? L->o->file : "?", L->line);
+}
+
+static void info_tried(ws_buf *c, const char *tried)
+{
+    for (const char *p = tried; p && *p;) {
+        const char *e = strchr(p, '\n');
+        ws_buf_printf(c, "        ;*         %.*s\n", (int)(e ? e - p : (long)strlen(p)), p);
+        p = e ? e + 1 : p + strlen(p);
+    }
+}
+
+/* The register budget of a pipelined loop: every register but r0, a margin for
+ * the allocator's fragmentation, and what the driver takes back after a failure. */
+enum { SWP_REG_MARGIN = 4 };
+
+static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
+{
+    wb_live *live = wb_liveness(f);
+    int id = lp->header;
+    loop L = {.f = f, .o = o, .id = id, .exit = f->blocks[lp->latch]->fall, .member = lp->in,
+              .nmember = f->nblocks, .line = nloop_line(f, lp)};
     wb_msched ms = {0};
     gbuild B = {0};
-    size_t w = (size_t)live->words;
-    uint64_t *after = ws_xcalloc(w ? w : 1, sizeof *after);
+    ws_buf tried = {0};
+    int ok = 1;
+    if (lp->latch == id) L.body = f->blocks[id];
+    else ok = if_convert(&L, lp, live);
+    L.nv = f->nvregs;
+    /* Values read after the loop, or by the original loop for the left-over
+     * iterations (names made by if-conversion are never among them). */
+    size_t w = (size_t)live->words, wn = ((size_t)L.nv + 63) / 64;
+    uint64_t *after = ws_xcalloc(wn ? wn : 1, sizeof *after);
     for (size_t i = 0; i < w; i++) after[i] = live->in[(size_t)L.exit * w + i] | live->in[(size_t)id * w + i];
-    int ok = read_body(&L) && read_exit_test(&L);
+    ok = ok && read_body(&L) && read_exit_test(&L);
     if (ok) {
-        for (int i = 0; i < L.nop; i++) L.op[i].group = i;
+        trip_count(&L);
+        for (int i = 0; i < L.nop; i++) {
+            L.op[i].group = i;
+            L.op[i].reload_for = -1;
+        }
         strength_reduce(&L);
         mark_live(&L, after);
         hoist_literals(&L);
@@ -801,19 +1536,33 @@ static void pipeline(wb_func *f, int id, const wb_swp_options *o, const wb_live 
         build_graph(&L, &B);
         if (B.g.n == 0) ok = fail(&L, "the loop does nothing");
     }
-    if (ok && wb_modulo_schedule(&B.g, MAX_II, &ms) != 0) {
-        ok = 0;
-        snprintf(L.whybuf, sizeof L.whybuf, "no schedule up to II=%d (ResMII=%d, RecMII=%d)", MAX_II, ms.res_mii,
-                 ms.rec_mii);
-        L.why = L.whybuf;
-    }
-    if (ok && o->disabled) {
-        snprintf(L.whybuf, sizeof L.whybuf, "%s (II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d)", o->disabled, ms.ii,
-                 ms.mii, ms.res_mii, ms.rec_mii, ms.stages);
-        L.why = L.whybuf;
-        ok = 0;
-    }
-    if (ok) {
+    /* Schedule from MII up; where the schedule needs more registers than there
+     * are, put literals back, then spill invariants, then try a larger II. */
+    int budget = (int)f->model->nregs - 1 - SWP_REG_MARGIN - o->squeeze;
+    int ii_from = 0, need = 0, maxlive = 0, ninv = 0, res_mii = 0, rec_mii = 0, mii = 0;
+    const char *res_bound = "none";
+    while (ok) {
+        build_graph(&L, &B);
+        wb_msched_free(&ms);
+        int rc = wb_modulo_schedule_from(&B.g, ii_from, MAX_II, &ms);
+        if (!mii) {
+            res_mii = ms.res_mii;
+            rec_mii = ms.rec_mii;
+            mii = ms.mii;
+            res_bound = ms.res_bound;
+        }
+        for (const char *p = ms.tried.data; p && *p;) {
+            const char *e = strchr(p, '\n');
+            ws_buf_printf(&tried, "%.*s\n", (int)(e ? e - p : (long)strlen(p)), p);
+            p = e ? e + 1 : p + strlen(p);
+        }
+        if (rc != 0) {
+            ok = 0;
+            snprintf(L.whybuf, sizeof L.whybuf, "no schedule up to II=%d (ResMII=%d, RecMII=%d)", MAX_II, res_mii,
+                     rec_mii);
+            L.why = L.whybuf;
+            break;
+        }
         for (int i = 0; i < L.nop; i++) {
             bop *x = &L.op[i];
             if (!x->live) continue;
@@ -822,23 +1571,89 @@ static void pipeline(wb_func *f, int id, const wb_swp_options *o, const wb_live 
             for (int j = 0; j < i; j++) k += L.op[j].live && L.op[j].node == x->node;
             x->mop = ms.mop[x->node][k];
         }
-        ws_buf c = {0};
-        ws_buf_printf(&c, "        ; software-pipelined loop (%s:%u): II=%d MII=%d (ResMII=%d %s, RecMII=%d) stages=%d\n",
-                      o->file ? o->file : "?", loop_line(f->blocks[id]), ms.ii, ms.mii, ms.res_mii, ms.res_bound,
-                      ms.rec_mii, ms.stages);
-        for (const char *p = ms.tried.data; p && *p;) {
-            const char *e = strchr(p, '\n');
-            ws_buf_printf(&c, "        ;   %.*s\n", (int)(e ? e - p : (long)strlen(p)), p);
-            p = e ? e + 1 : p + strlen(p);
+        need = reg_need(&L, ms.ii, after, &maxlive, &ninv);
+        if (need <= budget) break;
+        ws_buf_printf(&tried, "II=%d failed: %d registers needed, %d free: ", ms.ii, need, budget);
+        if (rematerialize(&L, &tried) || spill_invariant(&L, ms.ii, &after, &tried)) {
+            ws_buf_puts(&tried, "\n");
+            ii_from = ms.ii;
+            continue;
         }
-        ws_buf_append(&c, "", 1);
-        char *comment = ws_arena_strndup(&f->arena, c.data, strlen(c.data));
-        ws_buf_free(&c);
-        report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d", ms.ii, ms.mii, ms.res_mii, ms.rec_mii, ms.stages);
-        generate(&L, &ms, after, comment);
+        if (ms.stages == 1) {
+            ws_buf_puts(&tried, "one iteration alone needs them\n");
+            snprintf(L.whybuf, sizeof L.whybuf, "one iteration needs %d registers, %d are free", need, budget);
+            L.why = L.whybuf;
+            ok = 0;
+            break;
+        }
+        ws_buf_puts(&tried, "fewer iterations in flight\n");
+        ii_from = ms.ii + 1;
+    }
+    if (ok && L.const_n && L.n < ms.stages - 1 + unroll_factor(&L, ms.ii)) {
+        snprintf(L.whybuf, sizeof L.whybuf, "it runs %d times, fewer than the pipeline needs (%d at II=%d)", L.n,
+                 ms.stages - 1 + unroll_factor(&L, ms.ii), ms.ii);
+        L.why = L.whybuf;
+        ok = 0;
+    }
+    if (ok && o->disabled) {
+        snprintf(L.whybuf, sizeof L.whybuf, "%s (II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d, %d registers)",
+                 o->disabled, ms.ii, mii, res_mii, rec_mii, ms.stages, need);
+        L.why = L.whybuf;
+        ok = 0;
+    }
+    ws_buf c = {0};
+    info_head(&L, &c);
+    if (ok) {
+        int count[WT_NUCLASSES], gops;
+        class_counts(&L, &B.g, count, &gops);
+        if (L.const_n) ws_buf_printf(&c, "        ;*      Known trip count                 : %d\n", L.n);
+        else ws_buf_puts(&c, "        ;*      Known trip count                 : none (computed on entry)\n");
+        ws_buf_printf(&c, "        ;*      Loop-carried dependence bound    : %d (RecMII)\n", rec_mii);
+        ws_buf_printf(&c, "        ;*      Resource bound                   : %d (ResMII, %s)\n", res_mii, res_bound);
+        ws_buf_puts(&c, "        ;*      Resources                        :");
+        for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4s", wt_unit_class_name((wt_unit_class)k));
+        ws_buf_puts(&c, " gate\n        ;*        operations an iteration        :");
+        for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4d", count[k]);
+        ws_buf_printf(&c, " %d\n        ;*        slots a clock                  :", gops);
+        for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4u", wt_class_slots((wt_unit_class)k));
+        if (f->model->gate_ops_per_clock) ws_buf_printf(&c, " %u\n", f->model->gate_ops_per_clock);
+        else ws_buf_puts(&c, " -\n");
+        ws_buf_puts(&c, "        ;*\n");
+        ws_buf_puts(&c, "        ;*      Searching for software pipeline schedule at ...\n");
+        info_tried(&c, tried.data);
+        ws_buf_printf(&c, "        ;*         II=%d  Schedule found with %d iterations in parallel\n", ms.ii, ms.stages);
+        ws_buf_puts(&c, "        ;*      Done\n");
+        ws_buf_puts(&c, "        ;*\n");
+        ws_buf_printf(&c, "        ;*      II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d\n", ms.ii, mii, res_mii, rec_mii,
+                      ms.stages);
+        ws_buf_printf(&c, "        ;*      Registers                        : %d of %d (%d live at once, %d invariants, "
+                      "the counter)\n", need, budget, maxlive, ninv);
+        if (L.spilled || L.remat)
+            ws_buf_printf(&c, "        ;*      Spills                           : %d invariants reloaded in the loop, "
+                          "%d literals back in their operations\n", L.spilled, L.remat);
+        else
+            ws_buf_puts(&c, "        ;*      Spills                           : none\n");
+        if (L.spilled)
+            report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d, %d registers, %d spilled", ms.ii, mii, res_mii,
+                   rec_mii, ms.stages, need, L.spilled);
+        else
+            report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d", ms.ii, mii, res_mii, rec_mii, ms.stages);
+        generate(&L, &ms, after, &c);
     } else {
         report(&L, "not pipelined: %s", L.why ? L.why : "?");
+        if (mii) {
+            ws_buf_printf(&c, "        ;*      Loop-carried dependence bound    : %d (RecMII)\n", rec_mii);
+            ws_buf_printf(&c, "        ;*      Resource bound                   : %d (ResMII, %s)\n", res_mii, res_bound);
+            ws_buf_puts(&c, "        ;*      Searching for software pipeline schedule at ...\n");
+            info_tried(&c, tried.data);
+        }
+        ws_buf_printf(&c, "        ;*      Disqualified loop: %s\n", L.why ? L.why : "?");
+        info_tail(&c);
+        ws_buf_append(&c, "", 1);
+        f->blocks[id]->comment = ws_arena_strndup(&f->arena, c.data, strlen(c.data));
     }
+    ws_buf_free(&c);
+    ws_buf_free(&tried);
     wb_msched_free(&ms);
     free(B.g.node);
     free(B.g.edge);
@@ -847,28 +1662,43 @@ static void pipeline(wb_func *f, int id, const wb_swp_options *o, const wb_live 
     free(L.al);
     free(L.init);
     free(L.einit);
+    free(L.hz);
     free(after);
+    if (L.body && L.body != f->blocks[id]) free(L.body->ins);
+    wb_live_free(live);
+}
+
+/* A loop the pass leaves alone before looking inside: the report and the comment. */
+static void disqualify(wb_func *f, const nloop *lp, const wb_swp_options *o, const char *why)
+{
+    loop R = {.f = f, .o = o, .id = lp->header, .line = nloop_line(f, lp)};
+    report(&R, "not pipelined: %s", why);
+    ws_buf c = {0};
+    info_head(&R, &c);
+    ws_buf_printf(&c, "        ;*      Disqualified loop: %s\n", why);
+    info_tail(&c);
+    ws_buf_append(&c, "", 1);
+    f->blocks[lp->header]->comment = ws_arena_strndup(&f->arena, c.data, strlen(c.data));
+    ws_buf_free(&c);
 }
 
 void wb_swp(wb_func *f, const wb_swp_options *o)
 {
-    int n = f->nblocks;
+    nloop *loops;
+    int nl = find_loops(f, &loops);
     int calls = has_call(f);
-    for (int id = 0; id < n; id++) {
-        wb_block *b = f->blocks[id];
-        if ((b->term.op != WT_OP_BZ && b->term.op != WT_OP_BNZ) || b->term.target != id || b->fall < 0) continue;
-        if (!o->enable) {
-            loop L = {.f = f, .o = o, .id = id};
-            report(&L, "not pipelined: -fno-swp");
-            continue;
-        }
-        if (calls) {
-            loop L = {.f = f, .o = o, .id = id};
-            report(&L, "not pipelined: the function makes calls");
-            continue;
-        }
-        wb_live *live = wb_liveness(f);
-        pipeline(f, id, o, live);
-        wb_live_free(live);
+    for (int i = 0; i < nl; i++) {
+        const nloop *lp = &loops[i];
+        const wb_block *t = lp->latch >= 0 ? f->blocks[lp->latch] : NULL;
+        if (!lp->inner) disqualify(f, lp, o, "it contains a loop");
+        else if (!o->enable) disqualify(f, lp, o, "-fno-swp");
+        else if (calls) disqualify(f, lp, o, "the function makes calls");
+        else if (!t) disqualify(f, lp, o, "the loop goes back from more than one place");
+        else if ((t->term.op != WT_OP_BZ && t->term.op != WT_OP_BNZ) || t->term.target != lp->header || t->fall < 0 ||
+                 lp->in[t->fall])
+            disqualify(f, lp, o, "not a counted loop (it does not test its exit at its end)");
+        else pipeline(f, lp, o);
     }
+    for (int i = 0; i < nl; i++) free(loops[i].in);
+    free(loops);
 }
