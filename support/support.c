@@ -81,8 +81,13 @@ static void print_source_line(ws_diag *d, int line, int col)
     const char *e = p;
     while (e < end && *e != '\n') e++;
     fprintf(d->out, "%.*s\n", (int)(e - p), p);
-    /* Tabs stay tabs under the caret so it lines up in the terminal. */
-    for (int i = 1; i < col && p + i - 1 < e; i++) fputc(p[i - 1] == '\t' ? '\t' : ' ', d->out);
+    /* Tabs stay tabs under the caret so it lines up in the terminal, and a
+     * character of several UTF-8 bytes takes one column (columns in the
+     * message count bytes, as compilers do). */
+    for (int i = 1; i < col && p + i - 1 < e; i++) {
+        unsigned char ch = (unsigned char)p[i - 1];
+        if ((ch & 0xc0) != 0x80) fputc(ch == '\t' ? '\t' : ' ', d->out);
+    }
     fputs("^\n", d->out);
 }
 
