@@ -253,6 +253,12 @@ static w2_var *check_name(checker *ck, w2_expr *e, int as_target)
         w2_error(ck->c, e->loc,
                  "host variable '%s' can be used only in the fourth argument of receive or send", e->name);
         v = NULL;
+    } else if (v->kind == W2_VAR_HOST && !as_target && v->is_out) {
+        /* The host fills only 'in' variables; an 'out' one holds whatever the
+         * cells stored so far, which the language leaves undefined. */
+        w2_error(ck->c, e->loc, "cannot read '%s': it is an 'out' parameter of module '%s', which the cells only "
+                 "write", e->name, ck->prog->name);
+        v = NULL;
     }
     int n = e->nindex < 2 ? e->nindex : 2;
     for (int i = 0; i < n; i++) {
@@ -434,7 +440,15 @@ static w2_var *check_target(checker *ck, w2_expr *e, const char *verb)
 static void check_for(checker *ck, w2_stmt *s)
 {
     w2_expr *lv = s->lhs;
-    w2_var *v = check_name(ck, lv, 1);
+    sym *sy = lookup(ck, lv->name);
+    w2_var *v = NULL;
+    if (sy && !sy->reported && sy->var && sy->var->ndims) {
+        /* 'for a := ...' over an array: the message is about the loop. */
+        w2_error(ck->c, lv->loc, "loop variable '%s' must be an int scalar, but it is an array of %s", lv->name,
+                 w2_type_name(sy->var->type));
+    } else {
+        v = check_name(ck, lv, 1);
+    }
     if (v) {
         if (v->kind == W2_VAR_HOST || v->kind == W2_VAR_CELLID) {
             w2_error(ck->c, lv->loc, "'%s' cannot be a loop variable: it is %s", v->name,

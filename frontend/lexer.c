@@ -142,9 +142,14 @@ static void lex_number(lexer *lx)
     const char *start = lx->p, *p = lx->p;
     int is_float = 0;
     while (p < lx->end && is_digit(*p)) p++;
-    if (p < lx->end && *p == '.') {
+    /* '..' after a number is not its fraction ('0..3', a Pascal range): the
+     * number ends before it and lex_invalid reports the '..'. */
+    if (p < lx->end && *p == '.' && !(p + 1 < lx->end && p[1] == '.')) {
         is_float = 1;
         p++;
+        if (!(p < lx->end && is_digit(*p)))
+            lex_error(lx, loc_of(lx, p - 1), "a float literal needs a digit after '.' (write '%.*s.0')",
+                      (int)(p - 1 - start > 40 ? 40 : p - 1 - start), start);
         while (p < lx->end && is_digit(*p)) p++;
     }
     if (p < lx->end && (*p == 'e' || *p == 'E')) {
@@ -243,13 +248,32 @@ static void lex_invalid(lexer *lx)
             return;
         }
     }
+    if (ch == '.' && lx->p + 1 < lx->end && lx->p[1] == '.') {
+        lex_error(lx, loc, "invalid '..': W2 has no ranges (the cells of a cellprogram are written "
+                  "'(c : 0 : 9)')");
+        lx->p += 2;
+        return;
+    }
+    if (ch == '.' && lx->n > 0 && lx->toks[lx->n - 1].kind == W2_TK_END) {
+        lex_error(lx, loc, "invalid character '.': a W2 program ends with 'end', without a '.'");
+        lx->p++;
+        return;
+    }
     if (ch == '_')
         lex_error(lx, loc, "identifiers must start with a letter");
     else if (ch == '.' && lx->p + 1 < lx->end && is_digit(lx->p[1]))
         lex_error(lx, loc, "a float literal needs a digit before '.' (write '0.%c...')", lx->p[1]);
     else if (ch >= 0x20 && ch < 0x7f)
         lex_error(lx, loc, "invalid character '%c'", ch);
-    else
+    else if (ch >= 0xc2 && ch <= 0xf4 && lx->p + 1 < lx->end && ((unsigned char)lx->p[1] & 0xc0) == 0x80) {
+        /* One UTF-8 character, one message: its bytes, shown as they are. */
+        const char *q = lx->p + 1;
+        while (q < lx->end && q - lx->p < 4 && ((unsigned char)*q & 0xc0) == 0x80) q++;
+        lex_error(lx, loc, "invalid character '%.*s' (W2 source text is ASCII outside comments)", (int)(q - lx->p),
+                  lx->p);
+        lx->p = q;
+        return;
+    } else
         lex_error(lx, loc, "invalid character '\\x%02x'", ch);
     lx->p++;
 }

@@ -108,10 +108,12 @@ static w2_loc missing_loc(parser *p)
 static w2_token *expect(parser *p, w2_tok_kind k, const char *where)
 {
     if (at(p, k)) return advance(p);
-    char found[96];
+    char found[96], wanted[32];
     w2_tok_describe(p->tok, found, sizeof found);
-    error_at(p, missing_loc(p), "expected '%s'%s%s, found %s", w2_tok_spelling(k), *where ? " " : "", where,
-             found);
+    /* A word or punctuator is quoted; a class of tokens is named. */
+    if (k == W2_TK_INTLIT) snprintf(wanted, sizeof wanted, "an integer");
+    else snprintf(wanted, sizeof wanted, "'%s'", w2_tok_spelling(k));
+    error_at(p, missing_loc(p), "expected %s%s%s, found %s", wanted, *where ? " " : "", where, found);
     return NULL;
 }
 
@@ -153,14 +155,22 @@ static int enter(parser *p)
 static void leave(parser *p) { p->depth--; }
 
 /* Skips to a ';' or 'end' of the current nesting level (whole begin...end blocks
- * are skipped), or the end of file, and leaves panic mode. */
+ * are skipped, and a ';' inside parentheses does not end the statement: C's
+ * 'for (i := 0; i < n; ...)' is one mistake, not three), or the end of file, and
+ * leaves panic mode. Parentheses never span a keyword that structures
+ * statements, so one left open does not swallow the rest of the block. */
 static void synchronize(parser *p)
 {
-    int depth = 0;
+    int depth = 0, parens = 0;
     for (;;) {
         w2_tok_kind k = p->tok->kind;
         if (k == W2_TK_EOF) break;
-        if (depth == 0 && (k == W2_TK_SEMI || k == W2_TK_END)) break;
+        if (depth == 0 && k == W2_TK_END) break;
+        if (depth == 0 && parens == 0 && k == W2_TK_SEMI) break;
+        if (k == W2_TK_LPAREN) parens++;
+        else if (k == W2_TK_RPAREN && parens > 0) parens--;
+        else if (k == W2_TK_BEGIN || k == W2_TK_END || k == W2_TK_THEN || k == W2_TK_DO || k == W2_TK_ELSE)
+            parens = 0;
         if (k == W2_TK_BEGIN) depth++;
         else if (k == W2_TK_END) depth--;
         advance(p);
@@ -187,6 +197,28 @@ static void skip_declaration(parser *p)
 }
 
 static void *new_node(parser *p, size_t size) { return ws_arena_alloc(&p->c->arena, size); }
+
+static int starts_statement(w2_tok_kind k);
+
+/* 'real x;' or 'integer a[4], b;': a name where a type belongs, then a name and
+ * what may follow one in a declaration. Taken as a declaration with an unknown
+ * type, so that the declarations after it are still taken as declarations. */
+static int unknown_type_decl(parser *p)
+{
+    if (!at(p, W2_TK_IDENT) || p->tok[1].kind != W2_TK_IDENT) return 0;
+    w2_tok_kind k = p->tok[2].kind;
+    return k == W2_TK_SEMI || k == W2_TK_COMMA || k == W2_TK_LBRACKET;
+}
+
+/* Reports the unknown type and skips the declaration. */
+static void unknown_type(parser *p)
+{
+    const w2_token *t = p->tok;
+    p->region = t->loc;
+    error_at(p, t->loc, "unknown type name '%.*s' (the types are 'int' and 'float')", t->len > 40 ? 40 : t->len,
+             t->text);
+    skip_declaration(p);
+}
 
 /* ---- Expressions ----------------------------------------------------------------- */
 
@@ -234,6 +266,11 @@ static w2_expr *lvalue(parser *p)
         if (e->nindex < 2) e->index[e->nindex] = ix;
         e->nindex++;
         if (height(ix) + 1 > e->height) e->height = height(ix) + 1;
+        if (at(p, W2_TK_COMMA) && !p->panic) {
+            error_at(p, p->tok->loc, "expected ']' after the subscript, found ',' (an element of a 2-D array is "
+                     "written %s[i][j])", e->name);
+            return e;
+        }
         if (!expect(p, W2_TK_RBRACKET, "after the subscript")) return e;
     }
     return e;
@@ -487,7 +524,16 @@ static void decl(parser *p, w2_var_kind kind, w2_var ***tail, int want_semi)
             break;
         }
     } while (consume(p, W2_TK_COMMA));
-    if (!p->panic && want_semi) expect(p, W2_TK_SEMI, "after the declaration");
+    if (!p->panic && want_semi && !expect(p, W2_TK_SEMI, "after the declaration")) {
+        /* A ';' forgotten at the end of a line, before the next declaration
+         * or statement: go on as if it were there, so that what follows is
+         * still checked. */
+        w2_tok_kind k = p->tok->kind;
+        int next_line = p->tok > p->first && p->tok->loc.line > p->tok[-1].loc.line;
+        if (next_line && (k == W2_TK_INT || k == W2_TK_FLOAT || k == W2_TK_FUNCTION || k == W2_TK_CELLPROGRAM ||
+                          starts_statement(k)))
+            p->panic = 0;
+    }
     if (p->panic) {
         if (want_semi) skip_declaration(p);
         else synchronize(p);
@@ -533,9 +579,30 @@ static w2_stmt *transfer(parser *p)
     if (p->panic || !expect(p, W2_TK_COMMA, "after the direction")) return s;
     s->chan = side(p, "X", "Y", "channel");
     if (p->panic || !expect(p, W2_TK_COMMA, "after the channel")) return s;
-    if (is_send) s->rhs = expr(p);
-    else s->lhs = lvalue(p);
+    if (is_send) {
+        s->rhs = expr(p);
+    } else {
+        s->lhs = lvalue(p);
+        w2_binop op;
+        if (!p->panic && (at(p, W2_TK_PLUS) || at(p, W2_TK_MINUS) || at(p, W2_TK_STAR) || at(p, W2_TK_SLASH) ||
+                          at(p, W2_TK_MOD) || relop(p, &op))) {
+            error_at(p, p->tok->loc, "the third argument of receive must be a variable (where the word is "
+                     "stored), not an expression");
+            return s;
+        }
+    }
+    if (!p->panic && !at(p, W2_TK_COMMA) && !at(p, W2_TK_RPAREN)) {
+        char found[96];
+        w2_tok_describe(p->tok, found, sizeof found);
+        error_at(p, missing_loc(p), "expected ',' or ')' after the %s, found %s",
+                 is_send ? "value sent" : "variable received into", found);
+        return s;
+    }
     if (consume(p, W2_TK_COMMA)) s->ext = expr(p);
+    if (!p->panic && at(p, W2_TK_COMMA)) {
+        error_at(p, p->tok->loc, "'%s' takes at most four arguments", is_send ? "send" : "receive");
+        return s;
+    }
     expect(p, W2_TK_RPAREN, is_send ? "to close 'send'" : "to close 'receive'");
     return s;
 }
@@ -567,6 +634,17 @@ static w2_stmt *stmt(parser *p)
     case W2_TK_IDENT: {
         int len = t->len > 40 ? 40 : t->len;
         w2_tok_kind next = t[1].kind;
+        if ((next == W2_TK_PLUS || next == W2_TK_MINUS) && t[2].kind == next) {
+            const char *op = next == W2_TK_PLUS ? "+" : "-";
+            error_at(p, t[1].loc, "W2 has no '%s%s': write '%.*s := %.*s %s 1'", op, op, len, t->text, len, t->text,
+                     op);
+            return NULL;
+        }
+        if (unknown_type_decl(p)) {
+            /* Among the statements: the type is the news, not the place. */
+            error_at(p, t->loc, "unknown type name '%.*s' (the types are 'int' and 'float')", len, t->text);
+            return NULL;
+        }
         if (next == W2_TK_LPAREN) {
             error_at(p, t[1].loc, "'%.*s(...)' is not a statement: functions take no arguments, and a "
                      "function is run with 'call %.*s'", len, t->text, len, t->text);
@@ -596,6 +674,9 @@ static w2_stmt *stmt(parser *p)
         if (name) {
             s->callee = ident_text(p, name);
             s->callee_loc = name->loc;
+            if (at(p, W2_TK_LPAREN))
+                error_at(p, p->tok->loc, "functions take no arguments: write 'call %s' without parentheses",
+                         s->callee);
         }
         return s;
     }
@@ -699,6 +780,10 @@ static w2_stmt *stmts(parser *p)
             /* Most likely a forgotten ';': go on as if it were there. */
             error_at(p, missing_loc(p), "expected ';' between statements, found %s", found);
             p->panic = 0;
+        } else if (at(p, W2_TK_RPAREN)) {
+            error_at(p, p->tok->loc, "unmatched ')': no '(' is open here");
+            advance(p);
+            synchronize(p);
         } else {
             error_at(p, p->tok->loc, "expected ';' or 'end' after the statement, found %s", found);
             advance(p);
@@ -725,13 +810,22 @@ static w2_func *funcdef(parser *p)
     f->begin_loc = p->tok->loc;
     if (!p->panic) expect(p, W2_TK_BEGIN, "after the function name");
     if (p->panic) {
-        /* Resume at the body if there is one nearby, else at the next ';'. */
-        while (!at(p, W2_TK_BEGIN) && !at(p, W2_TK_SEMI) && !at(p, W2_TK_EOF) && !at(p, W2_TK_END)) advance(p);
+        /* A forgotten 'begin' before the body: take the body as it stands, up to
+         * its 'end'. Otherwise resume at a body nearby, else at the next ';'. */
+        w2_tok_kind k = p->tok->kind;
+        int body_here = name && (k == W2_TK_INT || k == W2_TK_FLOAT || unknown_type_decl(p) ||
+                                 (starts_statement(k) && k != W2_TK_BEGIN));
+        if (!body_here)
+            while (!at(p, W2_TK_BEGIN) && !at(p, W2_TK_SEMI) && !at(p, W2_TK_EOF) && !at(p, W2_TK_END)) advance(p);
         p->panic = 0;
-        if (!consume(p, W2_TK_BEGIN)) return NULL;
+        if (!body_here && !consume(p, W2_TK_BEGIN)) return NULL;
     }
     w2_var **tail = &f->locals;
-    while (at(p, W2_TK_FLOAT) || at(p, W2_TK_INT)) decl(p, W2_VAR_LOCAL, &tail, 1);
+    for (;;) {
+        if (at(p, W2_TK_FLOAT) || at(p, W2_TK_INT)) decl(p, W2_VAR_LOCAL, &tail, 1);
+        else if (unknown_type_decl(p)) unknown_type(p);
+        else break;
+    }
     int outer = p->in_func;
     p->in_func = 1;
     f->body = stmts(p);
@@ -809,6 +903,8 @@ static void cellprog(parser *p, w2_program *prog)
                 *tail = it;
                 tail = &it->next;
             }
+        } else if (unknown_type_decl(p)) {
+            unknown_type(p);
         } else if (at(p, W2_TK_FLOAT) || at(p, W2_TK_INT)) {
             w2_var *vars = NULL, **vtail = &vars;
             decl(p, W2_VAR_GLOBAL, &vtail, 1);
@@ -825,7 +921,12 @@ static void cellprog(parser *p, w2_program *prog)
     prog->body = stmts(p);
     prog->end_loc = p->tok->loc;
     if (!missing_end(p, "to close the cellprogram", kw->loc, "the cellprogram begins here")) return;
-    if (!at(p, W2_TK_EOF)) {
+    if (at(p, W2_TK_END)) {
+        /* Most likely a block whose 'begin' is missing ('do' without 'begin'
+         * before several statements): its 'end' closed the cellprogram early. */
+        error_at(p, p->tok->loc, "'end' without a matching 'begin'");
+        if (p->shown) w2_note(p->c, p->tok[-1].loc, "the cellprogram's 'begin' is matched by this 'end'");
+    } else if (!at(p, W2_TK_EOF)) {
         char found[96];
         w2_tok_describe(p->tok, found, sizeof found);
         error_at(p, p->tok->loc, "expected end of file after the cellprogram's 'end', found %s", found);
@@ -862,7 +963,11 @@ static w2_program *program(parser *p)
         p->panic = 0;
     }
     w2_var **tail = &prog->host_vars;
-    while (at(p, W2_TK_FLOAT) || at(p, W2_TK_INT)) decl(p, W2_VAR_HOST, &tail, 1);
+    for (;;) {
+        if (at(p, W2_TK_FLOAT) || at(p, W2_TK_INT)) decl(p, W2_VAR_HOST, &tail, 1);
+        else if (unknown_type_decl(p)) unknown_type(p);
+        else break;
+    }
     if (!at(p, W2_TK_CELLPROGRAM)) {
         char found[96];
         w2_tok_describe(p->tok, found, sizeof found);

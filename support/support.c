@@ -95,9 +95,14 @@ static void print_source_line(ws_diag *d, int line, int col)
     }
     const char *pre = from > p ? "..." : "";
     fprintf(d->out, "%s%.*s%s\n", pre, (int)(to - from), from, to < e ? "..." : "");
-    /* Tabs stay tabs under the caret so it lines up in the terminal. */
+    /* Tabs stay tabs under the caret so it lines up in the terminal, and a
+     * character of several UTF-8 bytes takes one column (columns in the
+     * message count bytes, as compilers do). */
     fputs(pre[0] ? "   " : "", d->out);
-    for (const char *q = from; q < p + col - 1 && q < to; q++) fputc(*q == '\t' ? '\t' : ' ', d->out);
+    for (const char *q = from; q < p + col - 1 && q < to; q++) {
+        unsigned char ch = (unsigned char)*q;
+        if ((ch & 0xc0) != 0x80) fputc(ch == '\t' ? '\t' : ' ', d->out);
+    }
     fputs("^\n", d->out);
 }
 
