@@ -6,6 +6,13 @@ second, each over several in-process runs). Medians, because these machines are
 noisy.
 
     bench/run.py [--build build] [--runs 5]
+    bench/run.py --comm [--build build] [--runs 5]
+
+--comm prints the iWarp communication agent's figures instead: the 64-cell array
+streaming between neighbours and the 10-cell polynomial (W2, -mcpu=iwarp, through
+the agents on a linear array), and 64 cells streaming over pathways on the 8x8
+torus (bench/torus64.s), each against the agent's target of 20 million simulated
+cell-clocks per CPU second.
 """
 import argparse
 import os
@@ -33,12 +40,59 @@ def host_inputs(directory, name):
     return ins
 
 
+COMM_TARGET = 20.0  # million simulated cell-clocks per CPU second (issue 5)
+COMM_PROGRAMS = [
+    # name, source, repeat, extra bench-simspeed arguments
+    ("stream64", os.path.join(ROOT, "bench", "stream64.w2"), 1, []),
+    ("polynomial", os.path.join(ROOT, "examples", "polynomial.w2"), 200, []),
+    ("torus64", os.path.join(ROOT, "bench", "torus64.s"), 3, ["--topology", "torus:8x8"]),
+]
+
+
+def simspeed(bindir, img, repeat, extra, runs):
+    """Median, min and max speed over RUNS measurements, the cycles and the cells."""
+    speeds, cycles, cells = [], 0, 0
+    for _ in range(runs):
+        out = subprocess.run([os.path.join(bindir, "bench-simspeed"), img, "--repeat", str(repeat)] + extra,
+                             check=True, capture_output=True, text=True).stdout.split()
+        fields = dict(zip(out[0::2], out[1::2]))
+        speeds.append(float(fields["mcell_cycles_per_s"]))
+        cycles, cells = int(fields["cycles"]), int(fields["cells"])
+    return statistics.median(speeds), min(speeds), max(speeds), cycles, cells
+
+
+def comm(bindir, runs):
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, src, repeat, extra in COMM_PROGRAMS:
+            img = os.path.join(tmp, name + ".img")
+            if src.endswith(".s"):
+                obj = os.path.join(tmp, name + ".o")
+                subprocess.run([os.path.join(bindir, "warp-as"), "-o", obj, src], check=True)
+                subprocess.run([os.path.join(bindir, "warp-ld"), "-e", "main", "-o", img, obj], check=True)
+            else:
+                subprocess.run([os.path.join(bindir, "warp-cc"), "-O2", "-mcpu=iwarp", "-o", img, src], check=True)
+                extra = extra + host_inputs(os.path.dirname(src), name)
+            med, lo, hi, cycles, cells = simspeed(bindir, img, repeat, extra, runs)
+            topology = extra[1] if extra[:1] == ["--topology"] else "linear"
+            rows.append((name, cells, topology, cycles, med, lo, hi, "ok" if med >= COMM_TARGET else "BELOW"))
+    print("iWarp communication agent: medians of %d runs, target %.0f Mcell-clk/s" % (runs, COMM_TARGET))
+    print("%-11s %5s %-10s %9s %22s %s" % ("program", "cells", "topology", "cycles", "sim Mcell-clk/s (min-max)",
+                                           "target"))
+    for r in rows:
+        print("%-11s %5d %-10s %9d %10.1f (%.1f-%.1f) %s" % r)
+    return 0 if all(r[-1] == "ok" for r in rows) else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--comm", action="store_true", help="the iWarp communication agent's figures")
     args = ap.parse_args()
     bindir = os.path.join(args.build, "bin")
+    if args.comm:
+        return comm(bindir, args.runs)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, directory, repeat in PROGRAMS:

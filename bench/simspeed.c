@@ -1,7 +1,7 @@
 /* Simulator speed: loads an image once and runs it REPEAT times in-process, so the
  * figure is the simulator's own (no process start-up, no file parsing), in
  * simulated cell-clocks per second of CPU time.
- *   bench-simspeed IMAGE [--in NAME=FILE]... [--repeat N]
+ *   bench-simspeed IMAGE [--in NAME=FILE]... [--repeat N] [--topology T] [--channels R,O]
  * Prints: cells C cycles Y runs N cpu_seconds S mcell_cycles_per_s M */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,15 +28,27 @@ int main(int argc, char **argv)
     }
     const char *ins[64];
     int nins = 0, repeat = 10;
+    char err[512];
+    wca_config comm;
+    wca_config_default(&comm);
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--in") == 0 && i + 1 < argc && nins < 64) ins[nins++] = argv[++i];
         else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = atoi(argv[++i]);
-        else {
+        else if (strcmp(argv[i], "--topology") == 0 && i + 1 < argc) {
+            if (wca_parse_topology(argv[++i], &comm, err, sizeof err) != 0) {
+                fprintf(stderr, "bench-simspeed: %s\n", err);
+                return 1;
+            }
+        } else if (strcmp(argv[i], "--channels") == 0 && i + 1 < argc) {
+            if (wca_parse_channels(argv[++i], &comm, err, sizeof err) != 0) {
+                fprintf(stderr, "bench-simspeed: %s\n", err);
+                return 1;
+            }
+        } else {
             fprintf(stderr, "bench-simspeed: unexpected argument '%s'\n", argv[i]);
             return 1;
         }
     }
-    char err[512];
     wrt_image *img = wrt_image_load(argv[1], err, sizeof err);
     if (!img) {
         fprintf(stderr, "bench-simspeed: %s: %s\n", argv[1], err);
@@ -44,6 +56,7 @@ int main(int argc, char **argv)
     }
     wsim_program prog;
     wrt_sim_program(img, &prog);
+    prog.comm = &comm;
     double busy = 0;
     uint64_t cycles = 0;
     int cells = 0;

@@ -18,7 +18,7 @@
 #include "warp_support.h"
 
 /* The value of a pure (or DIV) operation: the expression from warp_ops.def. */
-static inline uint32_t op_value(unsigned op, uint32_t A, uint32_t B, uint32_t C)
+static inline __attribute__((always_inline)) uint32_t op_value(unsigned op, uint32_t A, uint32_t B, uint32_t C)
 {
     switch (op) {
 #define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem) \
@@ -50,6 +50,8 @@ static uint8_t src_index(unsigned o)
 {
     if (o == WT_OPND_IMM0) return SRC_IMM0;
     if (o == WT_OPND_IMM1) return SRC_IMM1;
+    if (wt_opnd_is_pgate(o)) return (uint8_t)(SRC_GATE + wsim__gate_of(o));
+    if (wt_opnd_is_ctl(o)) return (uint8_t)(SRC_CTL + (o - WT_OPND_CTL));
     return (uint8_t)o;
 }
 
@@ -57,10 +59,12 @@ static uint8_t src_index(unsigned o)
 static uint8_t take_src(wsim_bundle *b, unsigned o)
 {
     if (!wt_opnd_valid_src(o)) {
-        b->bad = 1;
+        b->bad = WSIM_BAD_UNDEFINED;
         return 0;
     }
-    if (wt_opnd_is_gate(o)) b->gate_rd |= (uint8_t)(1u << (o - WT_OPND_GATE));
+    int g = wsim__gate_of(o);
+    if (g >= 0) b->gate_rd |= (uint8_t)(1u << g);
+    if (wt_opnd_is_ctl(o)) b->ctl_rd |= 1u << (o - WT_OPND_CTL);
     return src_index(o);
 }
 
@@ -71,12 +75,12 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, wsim_bundle *b)
     b->imm[0] = in->imm[0];
     b->imm[1] = in->imm[1];
     wsim_dop stores[WT_NSLOTS];
-    unsigned nstores = 0, gate_writes = 0;
+    unsigned nstores = 0, gate_writes = 0, waits = 0, agent = 0;
     for (unsigned s = 0; s < WT_NSLOTS; s++) {
         const wt_slot *sl = &in->slot[s];
         if (sl->op == WT_OP_NONE) continue;
         if (sl->op >= WT_NOPS || wt_ops[sl->op].uclass != wt_slot_layouts[s].uclass) {
-            b->bad = 1;
+            b->bad = WSIM_BAD_UNDEFINED;
             continue;
         }
         const wt_op_info *info = &wt_ops[sl->op];
@@ -90,20 +94,21 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, wsim_bundle *b)
             case 'd': {
                 unsigned o = sl->opnd[0];
                 if (!wt_opnd_valid_dst(o)) {
-                    b->bad = 1;
+                    b->bad = WSIM_BAD_UNDEFINED;
                     break;
                 }
                 d.dst = (uint8_t)o;
-                if (wt_opnd_is_gate(o)) {
-                    unsigned q = o - WT_OPND_GATE;
-                    b->out_mask |= (uint8_t)(1u << q);
-                    b->out_n[q]++;
+                int g = wsim__gate_of(o);
+                if (g >= 0) {
+                    b->out_mask |= (uint8_t)(1u << g);
+                    b->out_n[g]++;
                     gate_writes++;
                 } else if (wt_opnd_is_feed(o)) {
                     unsigned q = o - WT_OPND_FEED;
                     b->feed_mask |= (uint8_t)(1u << q);
                     b->feed_n[q]++;
                 }
+                agent |= wt_opnd_is_pgate(o) || wt_opnd_is_ctl(o);
                 break;
             }
             case 'a': d.a = take_src(b, sl->opnd[1]); break;
@@ -116,10 +121,22 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, wsim_bundle *b)
             case 's': d.c = take_src(b, sl->opnd[0]); break;
             case 'k': d.c = take_src(b, sl->opnd[3]); break;
             case 'K':
-                if (!wt_opnd_is_reg(sl->opnd[3])) b->bad = 1;
+                if (!wt_opnd_is_reg(sl->opnd[3])) b->bad = WSIM_BAD_UNDEFINED;
                 else d.c = d.dst = sl->opnd[3];
                 break;
             default: break;
+            }
+        }
+        if (d.kind == WT_K_COMM) {
+            agent = 1;
+            if (wt_op_marker((wt_op)d.op) != WT_MARK_DATA && wsim__gate_of(d.dst) < 0)
+                b->bad = WSIM_BAD_MARKER_DEST;
+            if (d.op == WT_OP_CREQ || d.op == WT_OP_EVWAIT) {
+                /* Whether they block is decided before the bundle dequeues anything. */
+                if (wsim__gate_of(sl->opnd[1]) >= 0 || wsim__gate_of(sl->opnd[2]) >= 0)
+                    b->bad = WSIM_BAD_CREQ_GATES;
+                b->wait_op = (uint8_t)(b->nops + 1);
+                waits++;
             }
         }
         b->slot_mask |= (uint16_t)(1u << s);
@@ -127,6 +144,9 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, wsim_bundle *b)
         else b->ops[b->nops++] = d;
     }
     for (unsigned i = 0; i < nstores; i++) b->ops[b->nops++] = stores[i];
+    if (b->gate_rd & 0x30 || b->ctl_rd) agent = 1;
+    if (waits > 1) b->bad = WSIM_BAD_TWO_WAITS;
+    if (agent && !m->logical_channels) b->bad = WSIM_BAD_NO_AGENT;
     unsigned gate_ops = (unsigned)__builtin_popcount(b->gate_rd) + gate_writes;
     b->clocks = m->gate_ops_per_clock && gate_ops > m->gate_ops_per_clock ? 2 : 1;
 }
@@ -162,6 +182,40 @@ static unsigned wheel_capacity(const wt_model *m, unsigned *max_latency)
     return cap;
 }
 
+static void hfifo_push(wsim_hfifo *f, uint32_t val, uint32_t pc, uint64_t time);
+
+/* A word an end cell's agent sent past the end of the array: the host stores it. */
+static void host_sink(void *ctx, int cell, unsigned bus, uint32_t word, uint64_t arrival)
+{
+    wsim *s = ctx;
+    (void)cell;
+    hfifo_push(&s->sink[(bus + 2) & 3], word, 0, arrival);
+}
+
+/* iWarp: every cell's gates lead to its communication agent. */
+static int make_agents(wsim *s, const wca_config *given, int systolic, char *err, size_t errlen)
+{
+    wca_config cfg;
+    if (given) cfg = *given;
+    else wca_config_default(&cfg);
+    uint32_t *cids = ws_xcalloc((size_t)s->ncells, sizeof *cids);
+    for (int k = 0; k < s->ncells; k++) cids[k] = s->cells[k].src[SRC_CID];
+    wca_hooks hooks = {.ctx = s, .host_sink = host_sink};
+    s->comm = wca_new(s->model, &cfg, s->ncells, cids, &hooks, err, errlen);
+    free(cids);
+    if (!s->comm) return -1;
+    /* A program that names the direction gates is a W2 program: its neighbour
+     * channels are set up before it starts. */
+    if (systolic && wca_setup_systolic(s->comm, err, errlen) != 0) return -1;
+    for (int k = 0; k < s->ncells; k++) {
+        wsim_cell *c = &s->cells[k];
+        wca_attach_memory(s->comm, k, c->mem, s->model->data_mem_bytes);
+        wca_use_gate_tables(s->comm, k, c->in, c->out);
+        for (unsigned q = 0; q < WT_NQUEUES; q++) c->feedq[q] = wca_feed_queue(s->comm, k, q);
+    }
+    return 0;
+}
+
 wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
 {
     const wt_model *m = p->model;
@@ -194,19 +248,28 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
         return NULL;
     }
 
+    if (!m->logical_channels && p->comm && p->comm->topology != WCA_LINEAR) {
+        snprintf(err, errlen, "the %s model is a linear array: a torus needs -mcpu=iwarp", m->name);
+        return NULL;
+    }
+
     wsim *s = ws_xcalloc(1, sizeof *s);
     s->prog = *p;
+    s->prog.comm = NULL;
     s->model = m;
     s->ncode = p->ncode;
     s->code = ws_xcalloc(p->ncode, sizeof *s->code);
-    for (uint32_t i = 0; i < p->ncode; i++) decode_bundle(m, &p->code[i], &s->code[i]);
+    int systolic = 0;
+    for (uint32_t i = 0; i < p->ncode; i++) {
+        decode_bundle(m, &p->code[i], &s->code[i]);
+        systolic |= (s->code[i].gate_rd | s->code[i].out_mask) & 0xf;
+    }
 
     unsigned maxlat;
     s->wheel_cap = wheel_capacity(m, &maxlat);
     unsigned wheel_slots = pow2_at_least(maxlat + 1);
     s->wheel_mask = wheel_slots - 1;
     s->qcap = m->queue_words;
-    s->qmask = pow2_at_least(m->queue_words) - 1;
     s->link = m->link_latency;
     s->host_size = p->host_size;
     s->host = ws_xcalloc(p->host_size ? p->host_size : 1, 1);
@@ -232,23 +295,32 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
         c->rstack = ws_xcalloc(m->ret_stack_depth ? m->ret_stack_depth : 1, sizeof *c->rstack);
         c->wheel = ws_xcalloc((size_t)wheel_slots * s->wheel_cap, sizeof *c->wheel);
         c->wheel_n = ws_xcalloc(wheel_slots, sizeof *c->wheel_n);
-        for (int q = 0; q < WT_NQUEUES; q++) {
-            c->q[q].ring = ws_xcalloc(s->qmask + 1, sizeof(wsim_qword));
-            c->q[q].deq_clock = UINT64_MAX;
-        }
+        if (k == 0) c->feed_live |= 1u << WT_Q_XL | 1u << WT_Q_YL;
+        if (k == s->ncells - 1) c->feed_live |= 1u << WT_Q_XR | 1u << WT_Q_YR;
+        c->addr_live = c->feed_live;
     }
-    /* Sending toward the right on X fills the right neighbour's "from the left on X"
-     * queue: the queue index with the direction bit flipped. */
+    if (m->logical_channels) {
+        if (make_agents(s, p->comm, systolic, err, errlen) != 0) {
+            wsim_free(s);
+            return NULL;
+        }
+        return s;
+    }
+    /* Warp: sending toward the right on X fills the right neighbour's "from the left on
+     * X" queue, the queue index with the direction bit flipped. */
+    for (int k = 0; k < s->ncells; k++) {
+        wsim_cell *c = &s->cells[k];
+        for (int q = 0; q < WT_NQUEUES; q++) wca_queue_init(&c->q[q], s->qcap);
+    }
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         for (int q = 0; q < WT_NQUEUES; q++) {
             int right = q >= WT_Q_XR;
             int nb = right ? k + 1 : k - 1;
+            c->in[q] = &c->q[q];
             c->out[q] = nb >= 0 && nb < s->ncells ? &s->cells[nb].q[q ^ 2] : NULL;
+            c->feedq[q] = &c->q[q];
         }
-        if (k == 0) c->feed_live |= 1u << WT_Q_XL | 1u << WT_Q_YL;
-        if (k == s->ncells - 1) c->feed_live |= 1u << WT_Q_XR | 1u << WT_Q_YR;
-        c->addr_live = c->feed_live;
     }
     return s;
 }
@@ -258,7 +330,7 @@ void wsim_free(wsim *s)
     if (!s) return;
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
-        for (int q = 0; q < WT_NQUEUES; q++) free(c->q[q].ring);
+        for (int q = 0; q < WT_NQUEUES; q++) wca_queue_fini(&c->q[q]);
         free(c->mem);
         free(c->rstack);
         free(c->wheel);
@@ -268,6 +340,7 @@ void wsim_free(wsim *s)
         free(s->sink[q].e);
         free(s->addr[q].e);
     }
+    wca_free(s->comm);
     free(s->cells);
     free(s->code);
     free(s->host);
@@ -294,11 +367,13 @@ static void hfifo_push(wsim_hfifo *f, uint32_t val, uint32_t pc, uint64_t time)
     x->time = time;
 }
 
-static inline void queue_push(wsim *s, wsim_queue *q, uint32_t word, uint64_t arrival)
+/* A word written to a queue at clock t: on Warp it crosses the link to the
+ * neighbour's queue; on iWarp it enters a channel of the cell's own agent, whose bus
+ * then carries it. */
+static inline void queue_land(wsim *s, wca_queue *q, uint32_t word, uint8_t tag, uint64_t arrival, uint64_t t)
 {
-    wsim_qword *w = &q->ring[(q->head + q->count++) & s->qmask];
-    w->word = word;
-    w->arrival = arrival;
+    wca_queue_put(q, word, tag, arrival);
+    if (s->comm) wca_pushed(s->comm, q, t);
 }
 
 static void land(wsim *s, wsim_cell *c, uint64_t t, unsigned slot)
@@ -311,13 +386,22 @@ static void land(wsim *s, wsim_cell *c, uint64_t t, unsigned slot)
         if (d < WT_OPND_NREGS) {
             c->src[d] = w[i].val;
         } else if (d < WT_OPND_FEED) {
-            unsigned q = d - WT_OPND_GATE;
-            if (c->out[q]) queue_push(s, c->out[q], w[i].val, t + s->link);
-            else hfifo_push(&s->sink[q], w[i].val, w[i].pc, t + s->link);
-        } else if (d < WT_OPND_ADDR) {
-            queue_push(s, &c->q[d - WT_OPND_FEED], w[i].val, t);
-        } else {
+            wca_queue *q = c->out[d - WT_OPND_GATE];
+            if (q) queue_land(s, q, w[i].val, w[i].tag, s->comm ? t : t + s->link, t);
+            else hfifo_push(&s->sink[d - WT_OPND_GATE], w[i].val, w[i].pc, t + s->link);
+        } else if (wt_opnd_is_pgate(d)) {
+            queue_land(s, c->out[WT_NQUEUES + d - WT_OPND_PGATE], w[i].val, w[i].tag, t, t);
+        } else if (wt_opnd_is_feed(d)) {
+            queue_land(s, c->feedq[d - WT_OPND_FEED], w[i].val, WT_MARK_DATA, t, t);
+        } else if (wt_opnd_is_addr(d)) {
             hfifo_push(&s->addr[d - WT_OPND_ADDR], w[i].val, w[i].pc, t);
+        } else {
+            char why[200];
+            int k = (int)(c - s->cells);
+            if (wca_ctl_write(s->comm, k, (wt_ctl)(d - WT_OPND_CTL), w[i].val, t, why, sizeof why) != 0) {
+                wsim__fault(s, k, w[i].pc, "%s", why);
+                return;
+            }
         }
     }
 }
@@ -346,19 +430,33 @@ static void host_pair(wsim *s, uint64_t t)
     }
 }
 
+uint64_t wsim__horizon(const wsim *s)
+{
+    uint64_t h = s->comm ? wca_horizon(s->comm) : 0;
+    return h > s->horizon ? h : s->horizon;
+}
+
 static void begin_clock(wsim *s)
 {
     uint64_t t = s->cycle;
     unsigned slot = (unsigned)(t & s->wheel_mask);
-    for (int k = 0; k < s->ncells; k++)
+    for (int k = 0; k < s->ncells && s->status == WSIM_RUNNING; k++)
         if (s->cells[k].wheel_n[slot]) land(s, &s->cells[k], t, slot);
+    if (s->status != WSIM_RUNNING) return;
+    /* The agents move words once a clock, after what lands and before any cell issues;
+     * wsim_run may repeat begin_clock at its limit, which must not repeat this. */
+    if (s->comm && s->agent_clock != t + 1) {
+        s->agent_clock = t + 1;
+        s->agent_progress = wca_step(s->comm, t);
+    }
     for (int q = 0; q < WT_NQUEUES; q++) {
         if (s->sink[q].count && s->addr[q].count) {
             host_pair(s, t);
             break;
         }
     }
-    if (s->status == WSIM_RUNNING && s->nhalted == s->ncells && s->horizon <= t) s->status = WSIM_DONE;
+    if (s->status == WSIM_RUNNING && s->nhalted == s->ncells && wsim__horizon(s) <= t && !s->agent_progress)
+        s->status = WSIM_DONE;
 }
 
 /* ---- Pass 2: issue ---------------------------------------------------------------- */
@@ -368,25 +466,38 @@ static inline void note_event(wsim *s, uint64_t when)
     if (when > s->horizon) s->horizon = when;
 }
 
-static inline void schedule(wsim *s, wsim_cell *c, unsigned dst, uint32_t val, uint64_t when, uint32_t pc)
+static inline void schedule(wsim *s, wsim_cell *c, const wsim_dop *o, uint32_t val, uint64_t when, uint32_t pc)
 {
-    unsigned slot = (unsigned)(when & s->wheel_mask);
+    unsigned slot = (unsigned)(when & s->wheel_mask), dst = o->dst;
     wsim_write *w = &c->wheel[(size_t)slot * s->wheel_cap + c->wheel_n[slot]++];
     w->val = val;
     w->dst = (uint8_t)dst;
     w->pc = (uint16_t)pc;
-    note_event(s, wt_opnd_is_gate(dst) ? when + s->link : when);
+    w->tag = o->kind == WT_K_COMM ? (uint8_t)wt_op_marker((wt_op)o->op) : WT_MARK_DATA;
+    /* On Warp the word reaches the neighbour link clocks later; on iWarp it enters a
+     * channel of the cell's agent, which keeps its own horizon. */
+    note_event(s, wt_opnd_is_gate(dst) && !s->comm ? when + s->link : when);
 }
 
-/* A writer at clock t does not yet see a slot its reader freed at t. */
-static inline unsigned queue_used_at(const wsim_queue *q, uint64_t t)
+static __attribute__((noinline, cold)) void fault_unbound(wsim *s, int k, uint32_t pc, int input, unsigned g)
 {
-    return q->used + (q->deq_clock == t);
+    const char *name = wt_opnd_name(g < WT_NQUEUES ? WT_OPND_GATE + g : WT_OPND_PGATE + g - WT_NQUEUES);
+    if (g < WT_NQUEUES)
+        wsim__fault(s, k, pc, "%s gate %s is connected to no channel", input ? "input" : "output", name);
+    else
+        wsim__fault(s, k, pc, "%s gate %s is bound to no channel (write %%%s%u first)", input ? "input" : "output",
+                    name, input ? "gi" : "go", g - WT_NQUEUES);
 }
 
-static inline int queue_ready(const wsim_queue *q, uint64_t t)
+/* A request to the cell's communication agent: 0, or -1 after a fault. Out of the
+ * issue loop's way: most bundles make none. */
+static __attribute__((noinline)) int comm_op(wsim *s, int k, uint32_t pc, unsigned op, uint32_t A, uint32_t B,
+                                             uint64_t t, uint32_t *v)
 {
-    return q->count && q->ring[q->head].arrival <= t;
+    char why[200];
+    if (wca_op(s->comm, k, (wt_op)op, A, B, t, v, why, sizeof why) == 0) return 0;
+    wsim__fault(s, k, pc, "%s", why);
+    return -1;
 }
 
 /* Tries to issue cell k's next bundle at clock t. 1 if it issued. */
@@ -399,8 +510,16 @@ static int issue(wsim *s, int k, uint64_t t)
         return 0;
     }
     const wsim_bundle *b = &s->code[pc];
-    if (b->bad) {
-        wsim__fault(s, k, pc, "undefined opcode or operand");
+    if (__builtin_expect(b->bad, 0)) {
+        static const char *const why[] = {
+            [WSIM_BAD_UNDEFINED] = "undefined opcode or operand",
+            [WSIM_BAD_MARKER_DEST] = "a marker goes to an output gate, not a register",
+            [WSIM_BAD_CREQ_GATES] = "creq reads its bus and pool from registers or literals, not gates",
+            [WSIM_BAD_TWO_WAITS] = "one creq or evwait a bundle",
+            [WSIM_BAD_NO_AGENT] = "iWarp's communication agent (@g0, @g1, control registers, creq ...) is not "
+                                  "on the Warp model: compile with -mcpu=iwarp",
+        };
+        wsim__fault(s, k, pc, "%s", why[b->bad]);
         return 0;
     }
 
@@ -413,33 +532,54 @@ static int issue(wsim *s, int k, uint64_t t)
             }
         }
     }
-    for (unsigned m = b->gate_rd; m; m &= m - 1)
-        if (!queue_ready(&c->q[lowest(m)], t)) goto stall;
+    wca_queue **in = c->in, **out = c->out;
+    for (unsigned m = b->gate_rd; m; m &= m - 1) {
+        const wca_queue *q = in[lowest(m)];
+        if (!q) {
+            fault_unbound(s, k, pc, 1, lowest(m));
+            return 0;
+        }
+        if (!wca_queue_ready(q, t)) goto stall;
+    }
     for (unsigned m = b->out_mask; m; m &= m - 1) {
-        unsigned q = lowest(m);
-        if (c->out[q] && queue_used_at(c->out[q], t) + b->out_n[q] > s->qcap) goto stall;
+        unsigned g = lowest(m);
+        const wca_queue *q = out[g];
+        if (!q) {
+            /* On Warp the host takes what an end cell sends past the end. */
+            if (!s->comm && g < WT_NQUEUES) continue;
+            fault_unbound(s, k, pc, 0, g);
+            return 0;
+        }
+        if (wca_queue_used_at(q, t) + b->out_n[g] > q->cap) goto stall;
     }
     for (unsigned m = b->feed_mask & c->feed_live; m; m &= m - 1) {
         unsigned q = lowest(m);
-        if (queue_used_at(&c->q[q], t) + b->feed_n[q] > s->qcap) goto stall;
+        if (wca_queue_used_at(c->feedq[q], t) + b->feed_n[q] > c->feedq[q]->cap) goto stall;
+    }
+    if (b->wait_op) {
+        const wsim_dop *o = &b->ops[b->wait_op - 1];
+        c->src[SRC_IMM0] = b->imm[0];
+        c->src[SRC_IMM1] = b->imm[1];
+        if (!wca_op_ready(s->comm, k, (wt_op)o->op, c->src[o->a], c->src[o->b], t)) goto stall;
     }
 
+    /* Control registers are read as the bundle finds them, before its own dequeues. */
+    for (uint32_t m = b->ctl_rd; m; m &= m - 1)
+        c->src[SRC_CTL + lowest(m)] = wca_ctl_read(s->comm, k, (wt_ctl)lowest(m));
     for (unsigned m = b->gate_rd; m; m &= m - 1) {
-        unsigned q = lowest(m);
-        wsim_queue *in = &c->q[q];
-        c->src[SRC_GATE + q] = in->ring[in->head].word;
-        in->head = (in->head + 1) & s->qmask;
-        in->count--;
-        in->used--;
-        in->deq_clock = t;
+        unsigned g = lowest(m);
+        wca_queue *q = in[g];
+        wca_qword w = wca_queue_take(q, t);
+        c->src[SRC_GATE + g] = w.word;
+        if (s->comm) wca_dequeued(s->comm, k, g, q, w.tag, t);
     }
     for (unsigned m = b->out_mask; m; m &= m - 1) {
-        unsigned q = lowest(m);
-        if (c->out[q]) c->out[q]->used += b->out_n[q];
+        unsigned g = lowest(m);
+        if (out[g]) out[g]->used += b->out_n[g];
     }
     for (unsigned m = b->feed_mask & c->feed_live; m; m &= m - 1) {
         unsigned q = lowest(m);
-        c->q[q].used += b->feed_n[q];
+        c->feedq[q]->used += b->feed_n[q];
     }
     c->src[SRC_IMM0] = b->imm[0];
     c->src[SRC_IMM1] = b->imm[1];
@@ -525,18 +665,21 @@ static int issue(wsim *s, int k, uint64_t t)
         case WT_K_HALT:
             halt = 1;
             continue;
+        case WT_K_COMM:
+            if (comm_op(s, k, pc, o->op, A, B, t, &v) != 0) return 0;
+            break;
         default:
             wsim__fault(s, k, pc, "undefined opcode or operand");
             return 0;
         }
         unsigned dst = o->dst;
         if (!dst) continue;
-        if (dst >= WT_OPND_FEED) {
+        if (dst >= WT_OPND_FEED && dst < WT_OPND_PGATE) {
             /* Host feed and address gates mean something on the end facing that side only. */
             unsigned live = dst < WT_OPND_ADDR ? c->feed_live : c->addr_live;
             if (!(live & (1u << ((dst - WT_OPND_FEED) & 3)))) continue;
         }
-        schedule(s, c, dst, v, t + o->lat, pc);
+        schedule(s, c, o, v, t + o->lat, pc);
     }
 
     c->issued++;
@@ -575,7 +718,7 @@ static void issue_clock(wsim *s)
         issued |= issue(s, k, t);
         if (s->status != WSIM_RUNNING) return;
     }
-    if (!issued && s->horizon <= t && s->nhalted < s->ncells) {
+    if (!issued && !s->agent_progress && wsim__horizon(s) <= t && s->nhalted < s->ncells) {
         wsim__deadlock(s);
         return;
     }

@@ -9,17 +9,23 @@
 #ifndef WSIM_INTERNAL_H
 #define WSIM_INTERNAL_H
 
+#include "warp_comm.h"
 #include "warp_sim.h"
+
+/* The gates a bundle names: 0..3 the direction gates (WT_Q_*), 4 and 5 iWarp's @g0, @g1. */
+#define WSIM_NGATES WCA_NGATES
 
 /* A cell's source operand file: one flat array so that every operand, whatever it
  * names, is read as src[index] with no branch. Registers keep their codes; r0 is
- * never written, so it stays 0. */
+ * never written, so it stays 0. Control registers are copied in at issue by the
+ * bundles that read them. */
 enum {
     SRC_CID = WT_OPND_CID,      /* 64 */
-    SRC_GATE = WT_OPND_GATE,    /* 65..68: the words this bundle dequeued */
-    SRC_IMM0 = 69,
-    SRC_IMM1 = 70,
-    SRC_N = 72
+    SRC_GATE = WT_OPND_GATE,    /* 65..70: the words this bundle dequeued, by gate */
+    SRC_IMM0 = SRC_GATE + WSIM_NGATES,
+    SRC_IMM1,
+    SRC_CTL,                    /* + wt_ctl */
+    SRC_N = SRC_CTL + WT_NCTL
 };
 
 /* One operation of a bundle, resolved once when the simulator is made. */
@@ -31,17 +37,26 @@ typedef struct wsim_dop {
     uint8_t lat, interval;
 } wsim_dop;
 
+/* Why a bundle faults when issued (wsim_bundle.bad). */
+enum {
+    WSIM_BAD_NONE, WSIM_BAD_UNDEFINED, WSIM_BAD_MARKER_DEST, WSIM_BAD_CREQ_GATES, WSIM_BAD_TWO_WAITS,
+    WSIM_BAD_NO_AGENT
+};
+
+/* Two cache lines: the fields issue tests first, then the operations. */
 typedef struct wsim_bundle {
-    wsim_dop ops[WT_NSLOTS]; /* stores last: memory is written after every read */
     uint8_t nops;
-    uint8_t bad;             /* an undefined opcode or operand: faults when issued */
-    uint8_t gate_rd;         /* input gates dequeued, bit q: each once, however often named */
+    uint8_t bad;             /* WSIM_BAD_*: faults when issued */
+    uint8_t gate_rd;         /* input gates dequeued, bit g: each once, however often named */
     uint8_t out_mask, feed_mask;
-    uint8_t out_n[WT_NQUEUES], feed_n[WT_NQUEUES]; /* words written to each gate */
+    uint8_t wait_op;         /* 1 + index in ops of a creq or evwait, which may block; 0 */
     uint8_t clocks;          /* 1, or 2 under the iWarp gate-operation rule */
     uint16_t slot_mask;      /* slots with an operation, for the unit-busy test */
     uint16_t target;
+    uint8_t out_n[WSIM_NGATES], feed_n[WT_NQUEUES]; /* words written to each gate */
+    uint32_t ctl_rd;         /* control registers read, bit wt_ctl */
     uint32_t imm[2];
+    wsim_dop ops[WT_NSLOTS]; /* stores last: memory is written after every read */
 } wsim_bundle;
 
 /* A result on its way: applied at the start of the clock it lands in. */
@@ -49,22 +64,17 @@ typedef struct wsim_write {
     uint32_t val;
     uint16_t pc;             /* the issuing bundle, to name it if a host store faults */
     uint8_t dst;
+    uint8_t tag;             /* a gate write's marker */
 } wsim_write;
+/* A gate write lands in the queue its gate is bound to then, which is the one whose
+ * slot it reserved at issue: the agent refuses to rebind an output gate while a write
+ * to it is under way. */
 
-typedef struct wsim_qword {
-    uint32_t word;
-    uint64_t arrival;        /* first clock a bundle may dequeue it */
-} wsim_qword;
-
-/* An input queue. Words enter it when their writer completes (so arrival stamps rise
- * with the position: one writer, one fixed link latency) and leave it at dequeue.
- * `used` counts words in the ring plus the slots writers reserved at issue: the
- * sender's credit, so a completing write always finds room. */
-typedef struct wsim_queue {
-    wsim_qword *ring;
-    uint32_t head, count, used;
-    uint64_t deq_clock;      /* clock of the last dequeue; UINT64_MAX if none */
-} wsim_queue;
+/* Input queues are wca_queue (simulator/comm/warp_comm.h). Words enter one when their
+ * writer completes (so arrival stamps rise with the position) and leave at dequeue;
+ * `used` counts words plus the slots writers reserved at issue: the sender's credit,
+ * so a completing write always finds room. On Warp each cell owns its four queues and
+ * a gate write fills the neighbour's; on iWarp the communication agent owns them. */
 
 /* A FIFO at the host: words sent off the end of the array, or the addresses the end
  * cell gave for them. Unbounded, as the host's memory is. */
@@ -80,22 +90,26 @@ typedef struct wsim_hfifo {
 } wsim_hfifo;
 
 typedef struct wsim_cell {
-    uint32_t src[SRC_N];
+    /* What every clock touches first, together. */
     uint32_t pc;
     wsim_cell_state state;
     uint64_t next_issue;     /* skewed start, or the clock after a two-clock bundle */
     uint64_t busy_max;       /* max of busy_until: skips the unit test when all are free */
-    uint64_t busy_until[WT_NSLOTS];
-    wsim_queue q[WT_NQUEUES];
-    wsim_queue *out[WT_NQUEUES]; /* the queue an output gate fills; NULL: the host */
+    wsim_write *wheel;       /* wheel_slots x wheel_cap pending writes, by landing clock */
+    uint16_t *wheel_n;
     uint8_t feed_live, addr_live; /* bit q: this cell is the end facing side q */
+    /* By gate: the queue an input gate reads (NULL: unbound), the queue an output gate
+     * fills (NULL on Warp: the host). On iWarp the agent keeps them current. */
+    wca_queue *in[WSIM_NGATES], *out[WSIM_NGATES];
+    wca_queue *feedq[WT_NQUEUES]; /* the queue a host-feed gate fills */
+    uint32_t src[SRC_N];
+    uint64_t busy_until[WT_NSLOTS];
     unsigned rsp;
     uint32_t *rstack;
     uint8_t *mem;
-    wsim_write *wheel;       /* wheel_slots x wheel_cap pending writes, by landing clock */
-    uint16_t *wheel_n;
     uint64_t issued, stall_queue, stall_unit;
     uint64_t class_ops[WT_NUCLASSES];
+    wca_queue q[WT_NQUEUES];     /* Warp: the cell's input queues */
 } wsim_cell;
 
 struct wsim {
@@ -111,7 +125,10 @@ struct wsim {
     int at_limit;            /* wsim_run stopped at its limit (status stays RUNNING) */
     int nhalted;
     unsigned wheel_mask, wheel_cap;
-    unsigned qcap, qmask, link;
+    unsigned qcap, link;
+    wca *comm;               /* iWarp: the communication agents; NULL on Warp */
+    uint64_t agent_clock;    /* 1 + the clock the agents last stepped */
+    int agent_progress;      /* they changed something in that clock */
     uint8_t *host;
     uint32_t host_size;
     wsim_hfifo sink[WT_NQUEUES], addr[WT_NQUEUES];
@@ -124,6 +141,15 @@ void wsim__fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
 void wsim__deadlock(wsim *s);
 /* A flow-controlled cell found a queue empty or full: stops the run (WSIM_FLOW_BUG). */
 void wsim__flow_bug(wsim *s, int cell, uint32_t pc, uint64_t t);
+/* The latest clock anything scheduled happens, the agents' included. */
+uint64_t wsim__horizon(const wsim *s);
+/* The gate an operand code names (0..5), or -1. */
+static inline int wsim__gate_of(unsigned o)
+{
+    if (wt_opnd_is_gate(o)) return (int)(o - WT_OPND_GATE);
+    if (wt_opnd_is_pgate(o)) return (int)(o - WT_OPND_PGATE) + WT_NQUEUES;
+    return -1;
+}
 /* Why a cell's next bundle cannot issue at clock t; "" if it can. */
 void wsim__wait_reason(const wsim *s, int cell, uint64_t t, char *buf, size_t size);
 /* "FILE:LINE" of a program address through the program's callback; NULL if unknown. */

@@ -1,5 +1,5 @@
-/* What the simulator tells people: fault messages, the deadlock wait-for report,
- * the --stats figures, and the inspection calls of the debugger and the tests. */
+/* What the simulator tells people: fault messages, the --stats figures, and the
+ * inspection calls of the debugger and the tests (the deadlock report: waitfor.c). */
 #include "sim_internal.h"
 
 #include <stdarg.h>
@@ -7,8 +7,6 @@
 #include <string.h>
 
 #include "warp_support.h"
-
-static const char *const queue_names[WT_NQUEUES] = {"xl", "yl", "xr", "yr"};
 
 const char *wsim__where(const wsim *s, uint32_t pc, char *buf, size_t size)
 {
@@ -40,68 +38,6 @@ void wsim__fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
     s->msg = b.data;
     s->status = WSIM_FAULT;
     s->cells[cell].state = WSIM_CELL_FAULTED;
-}
-
-void wsim__wait_reason(const wsim *s, int k, uint64_t t, char *buf, size_t size)
-{
-    const wsim_cell *c = &s->cells[k];
-    buf[0] = 0;
-    if (c->state >= WSIM_CELL_HALTED || c->pc >= s->ncode) return;
-    if (t < c->next_issue) {
-        snprintf(buf, size, "starts at clock %llu", (unsigned long long)c->next_issue);
-        return;
-    }
-    const wsim_bundle *b = &s->code[c->pc];
-    for (unsigned m = b->slot_mask; m; m &= m - 1) {
-        unsigned slot = (unsigned)__builtin_ctz(m);
-        if (c->busy_until[slot] > t) {
-            snprintf(buf, size, "waits for unit %s (busy until clock %llu)", wt_slot_layouts[slot].name,
-                     (unsigned long long)c->busy_until[slot]);
-            return;
-        }
-    }
-    for (unsigned q = 0; q < WT_NQUEUES; q++) {
-        const wsim_queue *in = &c->q[q];
-        if ((b->gate_rd & (1u << q)) && !(in->count && in->ring[in->head].arrival <= t)) {
-            snprintf(buf, size, "waits on queue %s (empty)", queue_names[q]);
-            return;
-        }
-    }
-    for (unsigned q = 0; q < WT_NQUEUES; q++) {
-        const wsim_queue *to = c->out[q];
-        if (!(b->out_mask & (1u << q)) || !to) continue;
-        if (to->used + (to->deq_clock == t) + b->out_n[q] > s->qcap) {
-            snprintf(buf, size, "waits to send toward the %s on %c (queue full, held by cell %d)",
-                     q >= WT_Q_XR ? "right" : "left", (q & 1) ? 'Y' : 'X',
-                     q >= WT_Q_XR ? k + 1 : k - 1);
-            return;
-        }
-    }
-    for (unsigned q = 0; q < WT_NQUEUES; q++) {
-        const wsim_queue *in = &c->q[q];
-        if (!(b->feed_mask & c->feed_live & (1u << q))) continue;
-        if (in->used + (in->deq_clock == t) + b->feed_n[q] > s->qcap) {
-            snprintf(buf, size, "waits to feed queue %s from the host (queue full)", queue_names[q]);
-            return;
-        }
-    }
-}
-
-void wsim__deadlock(wsim *s)
-{
-    ws_buf b = {0};
-    for (int k = 0; k < s->ncells; k++) {
-        const wsim_cell *c = &s->cells[k];
-        if (c->state == WSIM_CELL_HALTED) continue;
-        char at[300], why[160];
-        pc_text(s, c->pc, at, sizeof at);
-        wsim__wait_reason(s, k, s->cycle, why, sizeof why);
-        ws_buf_printf(&b, "%scell %d: %s: %s", b.len ? "\n" : "", k, at, *why ? why : "cannot issue");
-    }
-    ws_buf_append(&b, "", 1);
-    free(s->msg);
-    s->msg = b.data;
-    s->status = WSIM_DEADLOCK;
 }
 
 void wsim__flow_bug(wsim *s, int k, uint32_t pc, uint64_t t)
@@ -138,6 +74,7 @@ void wsim_print_stats(const wsim *s, FILE *out)
                     percent(c->class_ops[uc], s->cycle * wt_class_slots((wt_unit_class)uc)));
         fputc('\n', out);
     }
+    if (s->comm) wca_print_stats(s->comm, out, s->cycle);
 }
 
 /* ---- Inspection ------------------------------------------------------------------ */
@@ -178,11 +115,12 @@ unsigned wsim_queue_words(const wsim *s, int cell, int q, uint32_t *words, unsig
 {
     const wsim_cell *c = cell_at(s, cell);
     if (!c || q < 0 || q >= WT_NQUEUES) return 0;
-    const wsim_queue *in = &c->q[q];
+    const wca_queue *in = c->in[q];
     unsigned n = 0;
+    if (!in) return 0;
     /* Words still on the link are not in the queue yet. */
     for (uint32_t i = 0; i < in->count; i++) {
-        const wsim_qword *w = &in->ring[(in->head + i) & s->qmask];
+        const wca_qword *w = &in->ring[(in->head + i) & in->mask];
         if (w->arrival > s->cycle) break;
         if (n < max) words[n] = w->word;
         n++;
@@ -207,3 +145,5 @@ uint64_t wsim_cell_unit_stalls(const wsim *s, int cell)
     const wsim_cell *c = cell_at(s, cell);
     return c ? c->stall_unit : 0;
 }
+
+const wca *wsim_comm(const wsim *s) { return s->comm; }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "warp_comm.h"
 #include "warp_target.h"
 
 /* The largest array the simulator builds (the machine description's). */
@@ -26,6 +27,9 @@ typedef struct wsim_program {
     int flow_controlled;        /* compile-time flow control (Warp): the compiler chose the
                                    skew so that no cell ever waits for a queue, so a wait
                                    stops the run with WSIM_FLOW_BUG */
+    /* iWarp: the topology and channel allocation of the communication agents
+     * (warp_comm.h); NULL: wca_config_default. Warp arrays are linear. */
+    const wca_config *comm;
     /* Optional: names a program address for messages ("poly.w2:27"); NULL if unknown. */
     const char *(*where)(void *ctx, uint32_t pc, char *buf, size_t size);
     void *where_ctx;
@@ -60,6 +64,10 @@ wsim_status wsim_status_of(const wsim *s);
  * happened in. */
 uint64_t wsim_cycles(const wsim *s);
 const char *wsim_message(const wsim *s);            /* the fault or deadlock report, or "" */
+/* After a deadlock: the wait-for graph in Graphviz form (cells and the begin markers
+ * the agents hold, an edge from each waiter to whom it waits for, the cycle in red).
+ * -1 if the run is not deadlocked. */
+int wsim_deadlock_dot(const wsim *s, FILE *out);
 
 /* Host memory, to fill before the run and read after it. */
 uint8_t *wsim_host_memory(wsim *s, uint32_t *size);
@@ -68,7 +76,10 @@ uint8_t *wsim_host_memory(wsim *s, uint32_t *size);
  * and the total cycle count, as --stats prints them:
  *   cycles: N
  *   cell K (cid C): issued I, stalls S (queue Q, unit U), FA a%, FM b%, ALU c%, MEM d%, MV e%, BR f%
- * Utilisation is operations issued in the class / (cycles x slots of the class). */
+ * Utilisation is operations issued in the class / (cycles x slots of the class).
+ * On iWarp, then each bus and logical channel that carried or held back a word
+ * (wca_print_stats: words, busy clocks, clocks blocked without credit, clocks a ready
+ * word waited for its bus). */
 void wsim_print_stats(const wsim *s, FILE *out);
 
 /* ---- Inspection, for the debugger and the tests --------------------------------- */
@@ -84,5 +95,7 @@ unsigned wsim_queue_words(const wsim *s, int cell, int q, uint32_t *words, unsig
 uint64_t wsim_cell_issued(const wsim *s, int cell);
 uint64_t wsim_cell_stalls(const wsim *s, int cell);      /* all stall clocks */
 uint64_t wsim_cell_unit_stalls(const wsim *s, int cell); /* of which: waiting for a busy unit */
+/* iWarp: the cells' communication agents, to inspect through warp_comm.h; NULL on Warp. */
+const wca *wsim_comm(const wsim *s);
 
 #endif

@@ -30,6 +30,14 @@ static const wt_model models[WT_NMODELS] = {
         .prog_mem_bundles = 65536,   /* chosen: the whole 16-bit target field */
         .ret_stack_depth = 16,       /* chosen */
         .gate_ops_per_clock = 2,     /* four gate operations take two clocks (seed 000, sec. 7.1) */
+        .logical_channels = 20,      /* 20 logical input and 20 output channels (seed 000, sec. 5) */
+        .bus_word_clocks = 2,        /* 40 MB/s a bus: a 32-bit word every 100 ns (seed 000, sec. 4) */
+        .credit_latency = 2,         /* the dequeue signal crosses the bus's control lines: chosen */
+        .route_clocks = 2,           /* 200 ns to forward an unmatched marker to the next cell,
+                                        of which the bus transfer is 2 clocks (seed 000, sec. 8) */
+        .corner_clocks = 3,          /* 250 ns for a corner turn, the same way (seed 000, sec. 8) */
+        .spool_gates = 8,            /* eight spool gates (seed 000, sec. 7.2) */
+        .spool_words_per_clock = 2,  /* 160 MB/s memory bus, 64 bits a clock (seed 000, sec. 7.2) */
     },
 };
 
@@ -124,23 +132,57 @@ int wt_op_has_dest(wt_op op)
     return strchr(sig, 'd') != NULL || strchr(sig, 'K') != NULL;
 }
 
+wt_marker wt_op_marker(wt_op op)
+{
+    switch (op) {
+    case WT_OP_PBEGIN: return WT_MARK_PBEGIN;
+    case WT_OP_PEND: return WT_MARK_PEND;
+    case WT_OP_MBEGIN: return WT_MARK_MBEGIN;
+    case WT_OP_MEND: return WT_MARK_MEND;
+    case WT_OP_AMARK: return WT_MARK_APP;
+    default: return WT_MARK_DATA;
+    }
+}
+
 /* ---- Operands ------------------------------------------------------------------ */
+
+/* The control registers of the communication agent (docs/design.md, section 7). The
+ * '%' keeps them apart from symbols, as GNU as does for machine registers. */
+const wt_ctl_info wt_ctls[WT_NCTL] = {
+    [WT_CTL_GI0] = {"%gi0", 1, 1},   [WT_CTL_GI1] = {"%gi1", 1, 1},
+    [WT_CTL_GO0] = {"%go0", 1, 1},   [WT_CTL_GO1] = {"%go1", 1, 1},
+    [WT_CTL_GT0] = {"%gt0", 1, 0},   [WT_CTL_GT1] = {"%gt1", 1, 0},
+    [WT_CTL_CAM0] = {"%cam0", 1, 1}, [WT_CTL_CAM1] = {"%cam1", 1, 1},
+    [WT_CTL_CAM2] = {"%cam2", 1, 1}, [WT_CTL_CAM3] = {"%cam3", 1, 1},
+    [WT_CTL_CAM4] = {"%cam4", 1, 1}, [WT_CTL_CAM5] = {"%cam5", 1, 1},
+    [WT_CTL_CAM6] = {"%cam6", 1, 1}, [WT_CTL_CAM7] = {"%cam7", 1, 1},
+    [WT_CTL_EVST] = {"%evst", 1, 1}, [WT_CTL_EVMASK] = {"%evmask", 1, 1},
+    [WT_CTL_EVDATA] = {"%evdata", 1, 0},
+    [WT_CTL_SPS] = {"%sps", 1, 1},   [WT_CTL_SPA] = {"%spa", 1, 1},
+    [WT_CTL_SPL] = {"%spl", 1, 1},   [WT_CTL_SPN] = {"%spn", 1, 1},
+    [WT_CTL_SPC] = {"%spc", 1, 1},
+};
+_Static_assert(WT_OPND_CTL + WT_NCTL - 1 == WT_OPND_LAST_NAMED, "control registers end the named operands");
+_Static_assert(WT_OPND_LAST_NAMED < WT_OPND_IMM0, "named operands stay below the literal codes");
 
 static const char *const named_operands[] = {
     [WT_OPND_CID - WT_OPND_CID] = "cid",
     [WT_OPND_GATE + 0 - WT_OPND_CID] = "@xl", "@yl", "@xr", "@yr",
     [WT_OPND_FEED + 0 - WT_OPND_CID] = "@fxl", "@fyl", "@fxr", "@fyr",
     [WT_OPND_ADDR + 0 - WT_OPND_CID] = "@axl", "@ayl", "@axr", "@ayr",
+    [WT_OPND_PGATE + 0 - WT_OPND_CID] = "@g0", "@g1",
 };
 
 int wt_opnd_valid_src(unsigned o)
 {
-    return wt_opnd_is_reg(o) || o == WT_OPND_CID || wt_opnd_is_gate(o) || wt_opnd_is_imm(o);
+    return wt_opnd_is_reg(o) || o == WT_OPND_CID || wt_opnd_is_gate(o) || wt_opnd_is_pgate(o) ||
+           wt_opnd_is_imm(o) || (wt_opnd_is_ctl(o) && wt_ctls[o - WT_OPND_CTL].readable);
 }
 
 int wt_opnd_valid_dst(unsigned o)
 {
-    return wt_opnd_is_reg(o) || wt_opnd_is_gate(o) || wt_opnd_is_feed(o) || wt_opnd_is_addr(o);
+    return wt_opnd_is_reg(o) || wt_opnd_is_gate(o) || wt_opnd_is_feed(o) || wt_opnd_is_addr(o) ||
+           wt_opnd_is_pgate(o) || (wt_opnd_is_ctl(o) && wt_ctls[o - WT_OPND_CTL].writable);
 }
 
 const char *wt_opnd_name(unsigned o)
@@ -151,6 +193,7 @@ const char *wt_opnd_name(unsigned o)
         if (regs[o][0] == 0) snprintf(regs[o], sizeof regs[o], "r%u", o);
         return regs[o];
     }
+    if (wt_opnd_is_ctl(o)) return wt_ctls[o - WT_OPND_CTL].name;
     if (o >= WT_OPND_CID && o <= WT_OPND_LAST_NAMED) return named_operands[o - WT_OPND_CID];
     return NULL;
 }
@@ -167,7 +210,7 @@ int wt_opnd_parse(const char *name, size_t len)
         return n < WT_OPND_NREGS ? (int)n : -1;
     }
     for (unsigned o = WT_OPND_CID; o <= WT_OPND_LAST_NAMED; o++) {
-        const char *s = named_operands[o - WT_OPND_CID];
+        const char *s = wt_opnd_name(o);
         if (strlen(s) == len && memcmp(s, name, len) == 0) return (int)o;
     }
     return -1;

@@ -24,6 +24,14 @@ typedef struct wt_model {
     unsigned prog_mem_bundles;   /* program memory, in bundles */
     unsigned ret_stack_depth;    /* hardware return-address stack */
     unsigned gate_ops_per_clock; /* gate operations a clock before a bundle takes longer; 0 = no limit */
+    /* The communication agent (iWarp only; logical_channels = 0: none, neighbour queues). */
+    unsigned logical_channels;   /* logical input channels, and output channels, per cell */
+    unsigned bus_word_clocks;    /* clocks a physical bus takes to carry one word */
+    unsigned credit_latency;     /* clocks from a dequeue to the transmitter's restored free slot */
+    unsigned route_clocks;       /* clocks to route an unmatched begin marker before its bus transfer */
+    unsigned corner_clocks;      /* the same for a corner turn (discard, convert the next word) */
+    unsigned spool_gates;        /* memory agent's spool gates */
+    unsigned spool_words_per_clock; /* memory bus: words all spools together move in one clock */
 } wt_model;
 
 const wt_model *wt_model_get(wt_model_id id);
@@ -66,7 +74,8 @@ typedef enum wt_op {
 
 typedef enum wt_kind {
     WT_K_PURE, WT_K_DIV, WT_K_LOAD, WT_K_STORE, WT_K_HLOAD,
-    WT_K_JMP, WT_K_BZ, WT_K_BNZ, WT_K_DBNZ, WT_K_CALL, WT_K_RET, WT_K_HALT
+    WT_K_JMP, WT_K_BZ, WT_K_BNZ, WT_K_DBNZ, WT_K_CALL, WT_K_RET, WT_K_HALT,
+    WT_K_COMM          /* a request to the iWarp communication agent (the simulator's comm/) */
 } wt_kind;
 
 typedef struct wt_op_info {
@@ -91,6 +100,21 @@ int wt_sig_subfield(char sigch);
 /* Does the operation write a destination operand (signature has 'd' or 'K')? */
 int wt_op_has_dest(wt_op op);
 
+/* The tag a word carries through the iWarp communication agent (seed 000, sec. 6.1.2:
+ * "a data word plus tag is a marker"). Pathway markers are the agent's own and never
+ * reach a gate; message and application markers travel with the data. */
+typedef enum wt_marker {
+    WT_MARK_DATA = 0,
+    WT_MARK_MBEGIN = 1,   /* message begin: its word is the message header */
+    WT_MARK_MEND = 2,     /* message end */
+    WT_MARK_APP = 3,      /* application marker: a tagged data word anywhere in a message */
+    WT_MARK_PBEGIN = 8,   /* pathway begin: its word is street-sign routing (docs/design.md) */
+    WT_MARK_PEND = 9      /* pathway end: returns the channels */
+} wt_marker;
+#define WT_MARK_AGENT 8   /* tag bit of the markers the agent consumes */
+/* The marker a WT_K_COMM operation writes to its output gate, or WT_MARK_DATA. */
+wt_marker wt_op_marker(wt_op op);
+
 /* ---- Operands ------------------------------------------------------------------ */
 
 /* Queue index q = 2*dir + chan, dir L=0 R=1, chan X=0 Y=1: the same numbering as
@@ -104,7 +128,10 @@ enum {
     WT_OPND_GATE = 65,     /* + q: @xl @yl @xr @yr */
     WT_OPND_FEED = 69,     /* + q: @fxl @fyl @fxr @fyr (destination only) */
     WT_OPND_ADDR = 73,     /* + q: @axl @ayl @axr @ayr (destination only) */
-    WT_OPND_LAST_NAMED = 76,
+    WT_OPND_PGATE = 77,    /* + g: @g0 @g1, iWarp's two input gates (as sources) and two
+                              output gates (as destinations), bound to channels by %gi/%go */
+    WT_OPND_CTL = 79,      /* + wt_ctl: the communication agent's control registers */
+    WT_OPND_LAST_NAMED = 79 + 22 - 1,
     WT_OPND_IMM0 = 254,
     WT_OPND_IMM1 = 255
 };
@@ -114,6 +141,34 @@ static inline int wt_opnd_is_gate(unsigned o) { return o >= WT_OPND_GATE && o < 
 static inline int wt_opnd_is_feed(unsigned o) { return o >= WT_OPND_FEED && o < WT_OPND_FEED + 4; }
 static inline int wt_opnd_is_addr(unsigned o) { return o >= WT_OPND_ADDR && o < WT_OPND_ADDR + 4; }
 static inline int wt_opnd_is_imm(unsigned o)  { return o == WT_OPND_IMM0 || o == WT_OPND_IMM1; }
+static inline int wt_opnd_is_pgate(unsigned o) { return o == WT_OPND_PGATE || o == WT_OPND_PGATE + 1; }
+static inline int wt_opnd_is_ctl(unsigned o)  { return o >= WT_OPND_CTL && o <= WT_OPND_LAST_NAMED; }
+
+/* The control registers of the iWarp communication agent, named %NAME in assembly
+ * (docs/design.md, section 7). Writes take effect when the writing operation
+ * completes; reads see the agent's state at issue. */
+typedef enum wt_ctl {
+    WT_CTL_GI0, WT_CTL_GI1,    /* input gate @g0/@g1: the logical input channel bound, or -1 */
+    WT_CTL_GO0, WT_CTL_GO1,    /* output gate @g0/@g1: the local input channel it fills, or -1 */
+    WT_CTL_GT0, WT_CTL_GT1,    /* tag (wt_marker) of the word last read through @g0/@g1 */
+    WT_CTL_CAM0, WT_CTL_CAM1, WT_CTL_CAM2, WT_CTL_CAM3,
+    WT_CTL_CAM4, WT_CTL_CAM5, WT_CTL_CAM6, WT_CTL_CAM7, /* match CAM: cell addresses, -1 empty */
+    WT_CTL_EVST,               /* events waiting (bits 0..7), bit 31: some were lost */
+    WT_CTL_EVMASK,             /* bit k: report events of kind k */
+    WT_CTL_EVDATA,             /* the word of the event evwait took last */
+    WT_CTL_SPS,                /* spool gate selected for the four below */
+    WT_CTL_SPA,                /* its memory byte address (the next word's) */
+    WT_CTL_SPL,                /* its address limit: no word at or past it */
+    WT_CTL_SPN,                /* words still to move; 0: no count */
+    WT_CTL_SPC,                /* write: start or stop; read: status (docs/design.md) */
+    WT_NCTL
+} wt_ctl;
+
+typedef struct wt_ctl_info {
+    const char *name;          /* "%gi0", ... */
+    uint8_t readable, writable;
+} wt_ctl_info;
+extern const wt_ctl_info wt_ctls[WT_NCTL];
 /* May this code stand as a source?  As a destination? */
 int wt_opnd_valid_src(unsigned o);
 int wt_opnd_valid_dst(unsigned o);

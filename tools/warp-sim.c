@@ -27,6 +27,9 @@ typedef struct options {
     int nins, nouts;
     int stats;
     uint64_t max_cycles;
+    const char *deadlock_dot;   /* --deadlock-dot FILE */
+    wca_config comm;            /* --topology, --channels */
+    int channels_given;
 } options;
 
 static void usage(FILE *out)
@@ -39,6 +42,9 @@ static void usage(FILE *out)
             "  --out NAME=FILE    write host array NAME to FILE (default: standard output)\n"
             "  --stats            print the cycle count and per-cell figures on standard error\n"
             "  --max-cycles N     stop after N cycles (default %llu; exit status 4)\n"
+            "  --topology T       iWarp: 'linear' (default) or 'torus:WxH' (W*H cells)\n"
+            "  --channels R,O     iWarp: reservation and open channels on each bus (default 2,1)\n"
+            "  --deadlock-dot F   on a deadlock, write the wait-for graph to F (Graphviz)\n"
             "  --help, --version\n",
             DEFAULT_MAX_CYCLES);
 }
@@ -48,7 +54,7 @@ static int usage_error(const char *fmt, const char *arg)
     fprintf(stderr, "warp-sim: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\nusage: warp-sim IMAGE [--in NAME=FILE]... [--out NAME=FILE]... [--stats] "
-                    "[--max-cycles N]\n");
+                    "[--max-cycles N] [--topology T] [--channels R,O] [--deadlock-dot FILE]\n");
     return 1;
 }
 
@@ -83,6 +89,7 @@ static int parse_args(int argc, char **argv, options *o)
     o->ins = ws_xcalloc((size_t)argc, sizeof *o->ins);
     o->outs = ws_xcalloc((size_t)argc, sizeof *o->outs);
     o->max_cycles = DEFAULT_MAX_CYCLES;
+    wca_config_default(&o->comm);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         int missing = 0;
@@ -105,6 +112,15 @@ static int parse_args(int argc, char **argv, options *o)
             if (end == v || *end || errno || v[0] == '-' || n == 0)
                 return usage_error("--max-cycles wants a positive number, not '%s'", v);
             o->max_cycles = n;
+        } else if ((v = option_value(argc, argv, &i, "--topology", &missing)) != NULL) {
+            char err[200];
+            if (wca_parse_topology(v, &o->comm, err, sizeof err) != 0) return usage_error("%s", err);
+        } else if ((v = option_value(argc, argv, &i, "--channels", &missing)) != NULL) {
+            char err[200];
+            if (wca_parse_channels(v, &o->comm, err, sizeof err) != 0) return usage_error("%s", err);
+            o->channels_given = 1;
+        } else if ((v = option_value(argc, argv, &i, "--deadlock-dot", &missing)) != NULL) {
+            o->deadlock_dot = v;
         } else if (missing) {
             return usage_error("missing value after '%s'", a);
         } else if (a[0] == '-' && a[1] != 0) {
@@ -198,6 +214,12 @@ static int run(const options *o)
     }
     wsim_program prog;
     wrt_sim_program(img, &prog);
+    if (o->channels_given && !img->model->logical_channels) {
+        fprintf(stderr, "warp-sim: %s: --channels needs an iWarp image (-mcpu=iwarp)\n", o->image);
+        wrt_image_free(img);
+        return 1;
+    }
+    prog.comm = &o->comm;
     wsim *sim = wsim_new(&prog, err, sizeof err);
     if (!sim) {
         fprintf(stderr, "warp-sim: %s: %s\n", o->image, err);
@@ -245,6 +267,14 @@ static int run(const options *o)
                 m += n + (m[n] == '\n');
             }
             rc = 3;
+            if (o->deadlock_dot) {
+                ws_output dot = {0};
+                if (!ws_output_open(&dot, o->deadlock_dot, 0) || wsim_deadlock_dot(sim, dot.f) != 0 ||
+                    ws_output_commit(&dot) != 0) {
+                    fprintf(stderr, "warp-sim: %s: %s\n", o->deadlock_dot, strerror(errno));
+                    ws_output_abort(&dot);
+                }
+            }
             break;
         }
         case WSIM_FLOW_BUG:

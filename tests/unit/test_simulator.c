@@ -218,17 +218,22 @@ static void check_queue_timing(wt_model_id m)
 static void test_queue_timing_warp(void **state) { (void)state; check_queue_timing(WT_MODEL_WARP); }
 static void test_queue_timing_iwarp(void **state) { (void)state; check_queue_timing(WT_MODEL_IWARP); }
 
-/* iWarp, 8-word queues. Cell 0 sends 9 words, one a clock from clock 2 (values 9..1);
- * sends 1..8 take every credit, so the 9th stalls from clock 10. Cell 1 idles until
- * clock 22 and dequeues first at 23; the freed slot counts for cell 0 from clock 24:
- * 14 stall clocks. Cell 1 then receives a word a clock (the last, sent at 24, arrives
- * at 27) and halts at 32; the run ends at 33. */
+/* iWarp, through the communication agent: @xr fills a local 8-word channel, the
+ * XRight bus carries a word every 2 clocks into cell 1's 8-word channel, credits come
+ * back 2 clocks after each dequeue. Cell 0 sends 20 words, one a clock from clock 2
+ * (values 20..1): word k lands at 2+k and crosses at 2k+1, arriving at 2k+3, until the
+ * 8 credits are spent (word 8 crosses at 17). The local channel fills meanwhile: cell
+ * 0 stalls at 17 and from 19. Cell 1 idles until 22 and reads from 23, a credit back
+ * at 25 each clock after; word 9 crosses at 25 and cell 0 sends word 17 at 26, then
+ * one every 2 clocks (the bus's rate): stalls at 27, 29, 31, the last send at 32.
+ * Words 9..20 arrive at 27, 29, ..., 49: cell 1 reads 12 words at 23..34, then one
+ * every 2 clocks (7 stalls) and the last at 49; it halts at 50; the run ends at 51. */
 static void test_full_queue_stalls_sender(void **state)
 {
     (void)state;
     tprog t = {0};
     branch(bundle(&t), WT_OP_BNZ, CID, 5);                  /* 0 */
-    mov_imm(bundle(&t), WT_SLOT_A0, 1, 0, 9);               /* 1: cell 0 */
+    mov_imm(bundle(&t), WT_SLOT_A0, 1, 0, 20);              /* 1: cell 0 */
     wt_insn *b = bundle(&t);                                /* 2 */
     put(b, WT_SLOT_V0, WT_OP_MV, XR, 1, 0, 0);
     branch(b, WT_OP_DBNZ, 1, 2);
@@ -236,26 +241,29 @@ static void test_full_queue_stalls_sender(void **state)
     bundle(&t);                                             /* 4 */
     mov_imm(bundle(&t), WT_SLOT_A0, 2, 0, 20);              /* 5: cell 1 */
     branch(bundle(&t), WT_OP_DBNZ, 2, 6);                   /* 6 */
-    mov_imm(bundle(&t), WT_SLOT_A0, 3, 0, 9);               /* 7 */
+    mov_imm(bundle(&t), WT_SLOT_A0, 3, 0, 20);              /* 7 */
     b = bundle(&t);                                         /* 8 */
     put(b, WT_SLOT_A0, WT_OP_IADD, 5, 5, XL, 0);
     branch(b, WT_OP_DBNZ, 3, 8);
     branch(bundle(&t), WT_OP_HALT, 0, 0);                   /* 9 */
     wsim *s = make(&t, WT_MODEL_IWARP, 0, 1, 0, 0);
     uint32_t w[16];
-    /* The 8th word, sent at 9, arrives at 9+1+2 = 12. */
-    steps(s, 11);
+    /* The 8th word crosses at 17 and arrives at 19. */
+    steps(s, 18);
     assert_int_equal(wsim_queue_words(s, 1, WT_Q_XL, w, 16), 7);
     steps(s, 1);
     assert_int_equal(wsim_queue_words(s, 1, WT_Q_XL, w, 16), 8);
-    assert_int_equal(w[0], 9);
-    assert_int_equal(w[7], 2);
+    assert_int_equal(w[0], 20);
+    assert_int_equal(w[7], 13);
+    /* Clock 18 sent word 16; clock 19 finds the local channel full. */
+    assert_int_equal(wsim_cell_state_of(s, 0), WSIM_CELL_RUNNING);
+    steps(s, 1);
     assert_int_equal(wsim_cell_state_of(s, 0), WSIM_CELL_STALLED);
     assert_int_equal(wsim_run(s, 1000), WSIM_DONE);
-    assert_int_equal(wsim_cell_stalls(s, 0), 14);
-    assert_int_equal(wsim_cell_stalls(s, 1), 0);
-    assert_int_equal(wsim_cell_reg(s, 1, 5), 45);
-    assert_int_equal(wsim_cycles(s), 33);
+    assert_int_equal(wsim_cell_stalls(s, 0), 11);
+    assert_int_equal(wsim_cell_stalls(s, 1), 7);
+    assert_int_equal(wsim_cell_reg(s, 1, 5), 210);
+    assert_int_equal(wsim_cycles(s), 51);
     wsim_free(s);
 }
 
@@ -502,28 +510,34 @@ static void test_deadlock_report(void **state)
     wsim *s = make(&t, WT_MODEL_IWARP, 0, 1, 0, 0);
     assert_int_equal(wsim_run(s, 1000), WSIM_DEADLOCK);
     assert_int_equal(wsim_cycles(s), 1);
-    assert_string_equal(wsim_message(s), "cell 0: pc 1 (t.w2:2): waits on queue xr (empty)\n"
-                                         "cell 1: pc 3 (t.w2:4): waits on queue xl (empty)");
+    assert_string_equal(wsim_message(s), "wait-for cycle: cell 0 -> cell 1 -> cell 0\n"
+                                         "cell 0 (cid 0): pc 1 (t.w2:2): waits to read @xr from in XRight.0 (empty); "
+                                         "cell 1 writes it through @xl\n"
+                                         "cell 1 (cid 1): pc 3 (t.w2:4): waits to read @xl from in XLeft.0 (empty); "
+                                         "cell 0 writes it through @xr");
     wsim_free(s);
 }
 
-/* Cell 1 halts at once; cell 0 fills its queue and waits for room for ever. */
+/* Cell 1 halts at once; cell 0 fills both queues on the way (its local channel and
+ * cell 1's) and waits for room for ever. */
 static void test_deadlock_on_full_queue(void **state)
 {
     (void)state;
     tprog t = {0};
     branch(bundle(&t), WT_OP_BNZ, CID, 3);
-    mov_imm(bundle(&t), WT_SLOT_A0, 1, 0, 9);
+    mov_imm(bundle(&t), WT_SLOT_A0, 1, 0, 20);
     wt_insn *b = bundle(&t);
     put(b, WT_SLOT_V0, WT_OP_MV, XR, 1, 0, 0);
     branch(b, WT_OP_DBNZ, 1, 2);
     branch(bundle(&t), WT_OP_HALT, 0, 0);
     wsim *s = make(&t, WT_MODEL_IWARP, 0, 1, 0, 0);
     assert_int_equal(wsim_run(s, 1000), WSIM_DEADLOCK);
-    /* The 8th send at clock 9 arrives at 12: the last event; clock 12 finds no issue. */
-    assert_int_equal(wsim_cycles(s), 12);
-    assert_string_equal(wsim_message(s), "cell 0: pc 2 (t.w2:3): waits to send toward the right on X "
-                                         "(queue full, held by cell 1)");
+    /* The 8th word crosses at 17 and arrives at 19: the last event; clock 19 finds no
+     * issue and the bus no credit. */
+    assert_int_equal(wsim_cycles(s), 19);
+    assert_string_equal(wsim_message(s), "no wait-for cycle: every wait ends at a halted cell, the host or nothing\n"
+                                         "cell 0 (cid 0): pc 2 (t.w2:3): waits to write @xr to local 14 (full); "
+                                         "cell 1 reads it through @xl, which has halted");
     wsim_free(s);
 }
 

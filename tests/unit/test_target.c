@@ -100,8 +100,11 @@ static void test_slot_fields_disjoint_within_312_bits(void **state)
 
 /* ---- Round trip ------------------------------------------------------------------- */
 
-static const uint8_t dests[] = {0, 1, 63, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76};
-static const uint8_t sources[] = {0, 5, 63, WT_OPND_CID, 65, 66, 67, 68, WT_OPND_IMM0, WT_OPND_IMM1};
+static const uint8_t dests[] = {0, 1, 63, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76,
+                                WT_OPND_PGATE, WT_OPND_PGATE + 1, WT_OPND_CTL + WT_CTL_GI0,
+                                WT_OPND_CTL + WT_CTL_SPC};
+static const uint8_t sources[] = {0, 5, 63, WT_OPND_CID, 65, 66, 67, 68, WT_OPND_IMM0, WT_OPND_IMM1,
+                                  WT_OPND_PGATE + 1, WT_OPND_CTL + WT_CTL_GT0, WT_OPND_CTL + WT_CTL_EVDATA};
 static const uint8_t counters[] = {1, 63, 0};
 static const uint16_t targets[] = {0, 1, 65535, 1234};
 /* Literal values chosen to exercise every printed form: plain floats, a denormal,

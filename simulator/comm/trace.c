@@ -1,0 +1,152 @@
+/* What the deadlock report needs from the agent: who must act for a queue to move,
+ * found by following the crossbar links from channel to channel, and who holds the
+ * channels a blocked request or begin marker waits for. */
+#include "comm_internal.h"
+
+#include <string.h>
+
+static void add_step(wca_trace *tr, const char *sep, int cell, const char *name)
+{
+    size_t n = strlen(tr->path);
+    if (n + 1 < sizeof tr->path)
+        snprintf(tr->path + n, sizeof tr->path - n, "%scell %d %s", n ? sep : "", cell, name);
+}
+
+static void add_lic(const wca *a, wca_trace *tr, const char *sep, int g)
+{
+    char name[48];
+    wca_lic_name(a, g, name, sizeof name);
+    add_step(tr, sep, a->lics[g].cell, name);
+}
+
+static void add_loc(const wca *a, wca_trace *tr, const char *sep, int g)
+{
+    char name[48];
+    wca_loc_name(a, g, name, sizeof name);
+    add_step(tr, sep, a->locs[g].cell, name);
+}
+
+static void set_party(wca_trace *tr, wca_party p, int cell)
+{
+    tr->party = p;
+    tr->cell = cell;
+}
+
+void wca_trace_feeder(const wca *a, const wca_queue *q, wca_trace *tr)
+{
+    memset(tr, 0, sizeof *tr);
+    tr->gate = tr->spool = tr->lic = -1;
+    int g = lic_of(a, q)->id;
+    /* A chain visits each channel once; the bound keeps a corrupt one finite. */
+    for (size_t steps = 0; steps <= (size_t)a->ncells * a->nchan; steps++) {
+        const wca_lic *l = &a->lics[g];
+        add_lic(a, tr, " < ", g);
+        tr->lic = (int)lic_local(a, g);
+        if (l->in_spool >= 0) {
+            set_party(tr, WCA_BY_SPOOL, l->cell);
+            tr->spool = l->in_spool;
+            return;
+        }
+        if (l->bus < 0) {
+            set_party(tr, l->out_gate >= 0 ? WCA_BY_GATE : WCA_BY_NOBODY, l->cell);
+            tr->gate = l->out_gate;
+            return;
+        }
+        if (l->host_fed || l->up < 0) {
+            set_party(tr, WCA_BY_HOST, l->cell);
+            return;
+        }
+        const wca_loc *o = &a->locs[l->up];
+        add_loc(a, tr, " < ", l->up);
+        if (o->src < 0) {
+            set_party(tr, WCA_BY_NOBODY, o->cell);
+            return;
+        }
+        g = o->src;
+    }
+    set_party(tr, WCA_BY_NOBODY, a->lics[g].cell);
+}
+
+void wca_trace_drainer(const wca *a, const wca_queue *q, wca_trace *tr)
+{
+    memset(tr, 0, sizeof *tr);
+    tr->gate = tr->spool = tr->lic = -1;
+    int g = lic_of(a, q)->id;
+    for (size_t steps = 0; steps <= (size_t)a->ncells * a->nchan; steps++) {
+        const wca_lic *l = &a->lics[g];
+        add_lic(a, tr, " > ", g);
+        tr->lic = (int)lic_local(a, g);
+        switch (l->cons) {
+        case CONS_GATE:
+            set_party(tr, WCA_BY_GATE, l->cell);
+            tr->gate = l->gate;
+            return;
+        case CONS_SPOOL:
+            set_party(tr, WCA_BY_SPOOL, l->cell);
+            tr->spool = l->spool;
+            return;
+        case CONS_NONE:
+            if (l->waiting) {
+                set_party(tr, WCA_BY_ROUTING, l->cell);
+                tr->bus = l->wait_bus;
+                tr->pool = l->wait_pool;
+            } else {
+                set_party(tr, l->bus < 0 ? WCA_BY_NOBODY : WCA_BY_UNBOUND, l->cell);
+            }
+            return;
+        case CONS_DISCARD:
+            set_party(tr, WCA_BY_NOBODY, l->cell);
+            return;
+        default: break;
+        }
+        const wca_loc *o = &a->locs[l->loc];
+        add_loc(a, tr, " > ", l->loc);
+        if (o->src != g) {
+            /* Parked: a join gave its output channel to another input channel. */
+            set_party(tr, WCA_BY_NOBODY, l->cell);
+            return;
+        }
+        if (o->remote == LOC_HOST) {
+            set_party(tr, WCA_BY_HOST, l->cell);
+            return;
+        }
+        g = o->remote;
+    }
+    set_party(tr, WCA_BY_NOBODY, a->lics[g].cell);
+}
+
+int wca_pool_holders(const wca *a, int cell, unsigned bus, unsigned pool, int *cells, int max)
+{
+    int n = 0;
+    for (unsigned k = 0; k < a->per_bus; k++) {
+        const wca_loc *o = &a->locs[(size_t)cell * a->nchan + bus * a->per_bus + k];
+        /* The systolic channels are never released: no pathway holds them. */
+        if (o->pool != pool || o->home < 0 || o->pinned) continue;
+        int owner = o->owner >= 0 ? o->owner : cell, seen = 0;
+        for (int i = 0; i < n && i < max; i++) seen |= cells[i] == owner;
+        if (seen) continue;
+        if (n < max) cells[n] = owner;
+        n++;
+    }
+    return n;
+}
+
+int wca_routing_wait(const wca *a, int cell, int n, wca_trace *tr)
+{
+    for (unsigned i = 0; i < a->nchan; i++) {
+        const wca_lic *l = &a->lics[(size_t)cell * a->nchan + i];
+        if (!l->waiting || l->cons != CONS_NONE || l->q.count == 0) continue;
+        if ((l->q.ring[l->q.head].tag & WCA_TAG_KIND) != WT_MARK_PBEGIN) continue;
+        if (n-- > 0) continue;
+        memset(tr, 0, sizeof *tr);
+        tr->party = WCA_BY_ROUTING;
+        tr->cell = cell;
+        tr->gate = tr->spool = -1;
+        tr->lic = (int)i;
+        tr->bus = l->wait_bus;
+        tr->pool = l->wait_pool;
+        add_lic(a, tr, "", l->id);
+        return 1;
+    }
+    return 0;
+}
