@@ -42,6 +42,7 @@ typedef struct bundle {
 typedef struct locrec {
     uint32_t addr, line, col, file;
     uint8_t is_stmt, basic_block;
+    uint32_t discriminator;
 } locrec;
 
 typedef struct as {
@@ -58,6 +59,7 @@ typedef struct as {
     int loc_pending;
     uint32_t loc_line, loc_col, loc_file;
     uint8_t loc_is_stmt, loc_bb;
+    uint32_t loc_discr;
     locrec *locs;
     size_t nlocs, loccap;
     int cur_file;           /* index into files, -1 before any .file */
@@ -637,7 +639,8 @@ static void parse_bundle(as *A, const char *s, const char *e)
             A->loccap = A->loccap ? 2 * A->loccap : 256;
             A->locs = ws_xrealloc(A->locs, A->loccap * sizeof *A->locs);
         }
-        A->locs[A->nlocs++] = (locrec){off, A->loc_line, A->loc_col, A->loc_file, A->loc_is_stmt, A->loc_bb};
+        A->locs[A->nlocs++] = (locrec){off, A->loc_line, A->loc_col, A->loc_file, A->loc_is_stmt, A->loc_bb,
+                                       A->loc_discr};
         A->loc_pending = 0;
     }
 }
@@ -775,31 +778,37 @@ static int dir_file(as *A, dargs *d)
     return 0;
 }
 
-/* .loc LINE [COL] [is_stmt 0|1] [basic_block]: the arguments may be separated by
- * blanks, as gas writes them. The options are gas's and describe this bundle only:
- * is_stmt 0 says it does not begin a statement of the line (the line's code began
- * earlier in its block), basic_block that it begins a basic block. */
+/* .loc LINE [COL] [is_stmt 0|1] [basic_block] [discriminator N]: the arguments may
+ * be separated by blanks, as gas writes them. The options are gas's and describe
+ * this bundle only: is_stmt 0 says it does not begin a statement of the line (the
+ * line's code began earlier in its block), basic_block that it begins a basic
+ * block, a discriminator tells apart code of one line (a pipelined kernel's
+ * iterations). */
 static int dir_loc(as *A, const char *pos, const char *s, const char *e)
 {
     int64_t v[2] = {0, 0};
     int n = 0, is_stmt = 1, bb = 0;
+    int64_t discr = 0;
     const char *p = skip_ws(s, e);
     while (p < e) {
         const char *q = p;
         while (q < e && !is_space(*q) && *q != ',') q++;
         if (q == p) return error_at(A, p, "expected a number");
-        if (token_is(p, q, "is_stmt")) {
+        if (token_is(p, q, "is_stmt") || token_is(p, q, "discriminator")) {
+            int stmt = *p == 'i';
             const char *r = skip_ws(q, e), *t = r;
             while (t < e && !is_space(*t) && *t != ',') t++;
-            int64_t flag;
-            if (r == t) return error_at(A, r, "expected 0 or 1 after 'is_stmt'");
-            if (parse_int(A, r, t, 0, 1, &flag) != 0) return -1;
-            is_stmt = (int)flag;
+            int64_t v;
+            if (r == t) return error_at(A, r, stmt ? "expected 0 or 1 after 'is_stmt'" : "expected a number after 'discriminator'");
+            if (parse_int(A, r, t, 0, stmt ? 1 : 0xffffffffLL, &v) != 0) return -1;
+            if (stmt) is_stmt = (int)v;
+            else discr = v;
             q = t;
         } else if (token_is(p, q, "basic_block")) {
             bb = 1;
         } else if (n > 0 && ident_start(*p)) {
-            return error_at(A, p, "unknown '.loc' option '%.*s' (expected is_stmt or basic_block)", (int)(q - p), p);
+            return error_at(A, p, "unknown '.loc' option '%.*s' (expected is_stmt, basic_block or discriminator)",
+                            (int)(q - p), p);
         } else {
             if (n == 2) return error_at(A, p, "too many arguments to '.loc'");
             if (parse_int(A, p, q, 0, 0xffffffffLL, &v[n]) != 0) return -1;
@@ -811,6 +820,7 @@ static int dir_loc(as *A, const char *pos, const char *s, const char *e)
     if (n == 0) return error_at(A, pos, "'.loc' takes a line and an optional column");
     A->loc_is_stmt = (uint8_t)is_stmt;
     A->loc_bb = (uint8_t)bb;
+    A->loc_discr = (uint32_t)discr;
     /* Without a .file the lines can only be of the assembly itself. */
     if (A->cur_file < 0) A->cur_file = (int)file_index(A, A->path, strlen(A->path));
     A->loc_pending = 1;
@@ -1215,6 +1225,15 @@ static void line_row(ws_buf *b, const locrec *r, uint32_t *addr, uint32_t *file,
         *is_stmt = r->is_stmt;
     }
     if (r->basic_block) wd_u8(b, DW_LNS_set_basic_block);
+    if (r->discriminator) {
+        ws_buf d = {0};
+        wd_uleb(&d, r->discriminator);
+        wd_u8(b, 0);
+        wd_uleb(b, 1 + d.len);
+        wd_u8(b, DW_LNE_set_discriminator);
+        ws_buf_append(b, d.data, d.len);
+        ws_buf_free(&d);
+    }
     uint32_t advance = r->addr / WD_LINE_MIN_INSN - *addr;
     int64_t dline = (int64_t)r->line - (int64_t)*line;
     *addr += advance;

@@ -33,8 +33,10 @@ enum {
     AB_VAR_LIST, AB_VAR_NONE, AB_BLOCK
 };
 
-/* A location over a range of bundles (relative to .text's start). */
-enum { L_NONE, L_REG, L_CONST };
+/* A location over a range of bundles (relative to .text's start). L_EMPTY is
+ * DWARF's empty location (2.6.1.1.4): present in the source, not in the code,
+ * written for what a pipelined loop assigns, so the debugger can say why. */
+enum { L_NONE, L_REG, L_CONST, L_EMPTY };
 typedef struct drange {
     uint32_t lo, hi;
     uint8_t kind;
@@ -214,13 +216,15 @@ static void issue(const locator *L, lstate *s, const wb_ins *in, int clock)
     apply_events(L, s, in->dbg);
 }
 
-static void record(locator *L, const lstate *s, uint32_t bundle)
+static void record(locator *L, const lstate *s, uint32_t bundle, const uint8_t *overlap)
 {
     for (int k = 0; k < L->nvar; k++) {
         if (L->f->dvars[k].mem) continue;
         uint8_t kind = L_NONE;
         uint32_t v = 0;
-        if (s->valid) {
+        if (overlap && overlap[k] && s->bkind[k] == WB_DV_NONE) {
+            kind = L_EMPTY;
+        } else if (s->valid) {
             switch (s->bkind[k]) {
             case WB_DV_VREG:
                 if (s->bval[k] <= (uint32_t)L->nv && s->where[s->bval[k]]) kind = L_REG, v = s->where[s->bval[k]];
@@ -247,16 +251,41 @@ static void run_block(locator *L, const wb_block *b, int rec, uint32_t at)
 {
     lstate *s = &L->cur;
     if (b->fixed) {
-        /* Overlapping iterations: no register holds one variable's value. */
-        for (int v = 0; v <= L->nv; v++) s->where[v] = 0;
-        for (int k = 0; k < L->nvar; k++) s->bkind[k] = WB_DV_NONE;
-        for (int r = 0; r < NREG; r++) s->pland[r] = INT_MIN;
+        /* Overlapping iterations: a variable the loop assigns has no one value
+         * here, and a register the block writes holds no one value. What the
+         * loop leaves alone (a loop-invariant variable in a register it never
+         * writes) keeps its location. The pipeliner put on the block's entry a
+         * "no value" for each variable the loop assigns (swp.c). */
+        apply_events(L, s, b->dbg_entry);
+        uint8_t *overlap = ws_xcalloc((size_t)L->nvar + 1, 1);
+        for (int ev = b->dbg_entry; ev; ev = L->f->dbgev[ev].next)
+            if (L->f->dbgev[ev].var >= 0 && L->f->dbgev[ev].var < L->nvar) overlap[L->f->dbgev[ev].var] = 1;
+        for (int r = 1; r < NREG; r++)
+            if (s->pland[r] != INT_MIN) {
+                forget_register(L, s, (unsigned)r);
+                if (s->pvreg[r] <= (uint32_t)L->nv) s->where[s->pvreg[r]] = 0;
+                s->pland[r] = INT_MIN;
+            }
+        for (int i = 0; i <= b->nins; i++) {
+            const wb_ins *in = i == b->nins ? &b->term : &b->ins[i];
+            if (in->op == WT_OP_NONE) continue;
+            if (in->dvreg && in->dvreg <= (uint32_t)L->nv) s->where[in->dvreg] = 0;
+            if (wb_has_dest(in->op) && in->d.kind == WB_O_REG && in->d.v > 0 && in->d.v < NREG)
+                forget_register(L, s, in->d.v);
+            for (int ev = in->dbg; ev; ev = L->f->dbgev[ev].next) {
+                const wb_dbgev *e = &L->f->dbgev[ev];
+                if (e->var >= 0 && e->var < L->nvar) s->bkind[e->var] = WB_DV_NONE;
+                else if (e->kind == WB_DV_ALIAS && e->v <= (uint32_t)L->nv) s->where[e->v] = 0;
+            }
+        }
+        for (int c = 0; rec && c < b->len; c++) record(L, s, at + (uint32_t)c, overlap);
+        free(overlap);
         return;
     }
     apply_events(L, s, b->dbg_entry);
     for (int c = 0; c < b->len; c++) {
         land_until(L, s, c - 1);
-        if (rec) record(L, s, at + (uint32_t)c);
+        if (rec) record(L, s, at + (uint32_t)c, NULL);
         for (int i = 0; i < b->nins; i++)
             if (b->ins[i].cycle == c) issue(L, s, &b->ins[i], c);
         if (b->term.op != WT_OP_NONE && b->term.cycle == c) issue(L, s, &b->term, c);
@@ -617,6 +646,7 @@ static void addr_location(dsec *info, const char *sym, int32_t off)
 
 static void loc_expr(ws_buf *b, const drange *r)
 {
+    if (r->kind == L_EMPTY) return;
     if (r->kind == L_REG) {
         if (r->v < 32) {
             wd_u8(b, DW_OP_reg0 + r->v);

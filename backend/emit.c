@@ -414,10 +414,15 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
                         first_order = refs[i].order;
                     }
                 int starts_block = c == 0;
-                if (first && (starts_block || first->line != last_line || first->col != last_col)) {
+                /* In a pipelined kernel one iteration starts every II bundles: each
+                 * start is a statement of its own, told apart by a discriminator
+                 * (the kernel copy, from 1), so `step` walks the iterations. */
+                int iteration = b->ii > 0 && c % b->ii == 0 ? c / b->ii + 1 : 0;
+                if (first && (starts_block || iteration || first->line != last_line || first->col != last_col)) {
                     ws_buf_printf(out, DIR "%u %u", ".loc", first->line, first->col);
-                    if (!starts_block && first->line == last_line) ws_buf_puts(out, " is_stmt 0");
+                    if (!starts_block && !iteration && first->line == last_line) ws_buf_puts(out, " is_stmt 0");
                     if (starts_block) ws_buf_puts(out, " basic_block");
+                    if (iteration) ws_buf_printf(out, " discriminator %d", iteration);
                     ws_buf_puts(out, "\n");
                     last_line = first->line;
                     last_col = first->col;

@@ -71,6 +71,7 @@ typedef struct wb_block {
     int fixed;            /* scheduled by the pipeliner: cycles, mops and len are final */
     const char *comment;  /* printed before the block's first bundle, or NULL */
     int dbg_entry;        /* -g: debug events at the block's start, 0 none */
+    int ii;               /* a pipelined kernel: its II (one iteration starts every ii bundles) */
 } wb_block;
 
 enum { WB_V_SPILLTEMP = 1 };  /* vreg flags */

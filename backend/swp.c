@@ -846,6 +846,20 @@ static int new_block_before(wb_func *f, int before)
 
 static void append(wb_func *f, int block, wb_ins in) { wb_append(f, block, &in); }
 
+/* -g: in the pipeline's blocks iterations overlap, so each variable the loop
+ * assigns has no one value there; their entries say so (emission's dwarf.c reads
+ * it). The loop block itself keeps every assignment's event. */
+static void mark_assigned(wb_func *f, int loop_block, const int *blocks, int n)
+{
+    const wb_block *lb = f->blocks[loop_block];
+    for (int i = -1; i < lb->nins; i++)
+        for (int ev = i < 0 ? lb->dbg_entry : lb->ins[i].dbg; ev; ev = f->dbgev[ev].next) {
+            int var = f->dbgev[ev].var;
+            if (var < 0) continue;
+            for (int k = 0; k < n; k++) wb_chain_dbg(f, &f->blocks[blocks[k]]->dbg_entry, wb_new_dbgev(f, var, WB_DV_NONE, 0, 0));
+        }
+}
+
 /* The kernel's unrolling (modulo variable expansion): the longest lifetime, in IIs. */
 static int unroll_factor(const loop *L, int ii)
 {
@@ -1039,6 +1053,7 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, w
     info_tail(info);
     ws_buf_append(info, "", 1);
     kb->comment = ws_arena_strndup(&f->arena, info->data, strlen(info->data));
+    kb->ii = ii;
     wb_block *pb = f->blocks[EPI];
     int elen = (S - 1) * ii > maxlat ? (S - 1) * ii : maxlat;
     for (int i = 0; i < pb->nins; i++) {
@@ -1048,6 +1063,7 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, w
     pb->len = elen;
     pb->fall = POST;
     f->blocks[PRO]->fixed = f->blocks[K]->fixed = f->blocks[EPI]->fixed = 1;
+    mark_assigned(f, L->id, (int[]){PRO, K, EPI}, 3);
 
     /* after the pipeline: the values the rest of the program reads */
     int nprime = wb_new_vreg(f, 0);

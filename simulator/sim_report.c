@@ -147,3 +147,35 @@ uint64_t wsim_cell_unit_stalls(const wsim *s, int cell)
 }
 
 const wca *wsim_comm(const wsim *s) { return s->comm; }
+void wsim_cell_wait(const wsim *s, int cell, char *buf, size_t size)
+{
+    if (size) buf[0] = 0;
+    if (!cell_at(s, cell) || size == 0) return;
+    wsim__wait_reason(s, cell, s->cycle, buf, size);
+}
+
+unsigned wsim_cell_return_stack(const wsim *s, int cell, uint32_t *pcs, unsigned max)
+{
+    const wsim_cell *c = cell_at(s, cell);
+    if (!c) return 0;
+    for (unsigned i = 0; i < c->rsp && i < max; i++) pcs[i] = c->rstack[c->rsp - 1 - i];
+    return c->rsp;
+}
+
+void wsim_queue_info(const wsim *s, int cell, int q, wsim_queue_state *out)
+{
+    memset(out, 0, sizeof *out);
+    const wsim_cell *c = cell_at(s, cell);
+    if (!c || q < 0 || q >= WT_NQUEUES) return;
+    const wca_queue *in = c->in[q];
+    if (!in) return;   /* iWarp: a gate not bound to a channel */
+    unsigned waiting = 0;
+    for (uint32_t i = 0; i < in->count; i++) {
+        if (in->ring[(in->head + i) & in->mask].arrival > s->cycle) break;
+        waiting++;
+    }
+    out->waiting = waiting;
+    out->on_link = in->count - waiting;
+    out->reserved = in->used - in->count;
+    out->capacity = in->cap;
+}

@@ -97,5 +97,18 @@ uint64_t wsim_cell_stalls(const wsim *s, int cell);      /* all stall clocks */
 uint64_t wsim_cell_unit_stalls(const wsim *s, int cell); /* of which: waiting for a busy unit */
 /* iWarp: the cells' communication agents, to inspect through warp_comm.h; NULL on Warp. */
 const wca *wsim_comm(const wsim *s);
+/* Why the cell's next bundle could not issue in the coming clock ("waits on queue
+ * xl (empty)", ...), as the wait-for report says it; "" if it could. */
+void wsim_cell_wait(const wsim *s, int cell, char *buf, size_t size);
+/* The hardware return stack: its depth, and up to max return addresses (bundle
+ * indices), innermost first. */
+unsigned wsim_cell_return_stack(const wsim *s, int cell, uint32_t *pcs, unsigned max);
+
+/* A queue's occupancy (a channel's end): words a bundle could dequeue now, words on
+ * the link (sent, not arrived), slots reserved by writes in flight, and its depth. */
+typedef struct wsim_queue_state {
+    unsigned waiting, on_link, reserved, capacity;
+} wsim_queue_state;
+void wsim_queue_info(const wsim *s, int cell, int q, wsim_queue_state *out);
 
 #endif

@@ -9,7 +9,13 @@
 ; RUN: readelf --debug-dump=decodedline %t/good.o | FileCheck %s --check-prefix=LINE
 ; LINE: t.w2 7 0 x
 ; LINE-NEXT: t.w2 7 0x28 {{$}}
-; LINE-NEXT: t.w2 9 0x50 x
+; LINE-NEXT: t.w2 7 0x50 x
+; LINE-NEXT: t.w2 9 0x78 x
+; RUN: readelf --debug-dump=rawline %t/good.o | FileCheck %s --check-prefix=RAW
+; RUN: readelf --debug-dump=rawline %t/good.o 2>&1 >/dev/null | count 0
+; RAW: Minimum Instruction Length: 40
+; RAW: Set basic block
+; RAW: set Discriminator to 3
 ; RUN: not warp-as -o %t/bad.o %s 2>&1 | FileCheck %s
 ; CHECK: debug-sections.s:[[@LINE+1]]:18: error: section '.comment' is not supported (.text, .data, .bss and .debug_* only)
         .section .comment
@@ -21,7 +27,7 @@
 ; CHECK: debug-sections.s:[[@LINE+1]]:17: error: expected a quoted string, not 'abc'
         .asciz  abc
         .text
-; CHECK: debug-sections.s:[[@LINE+1]]:21: error: unknown '.loc' option 'prologue' (expected is_stmt or basic_block)
+; CHECK: debug-sections.s:[[@LINE+1]]:21: error: unknown '.loc' option 'prologue' (expected is_stmt, basic_block or discriminator)
         .loc    3 1 prologue
 ; CHECK: debug-sections.s:[[@LINE+1]]:29: error: 2 is out of range (0..1)
         .loc    3 1 is_stmt 2
@@ -37,6 +43,8 @@
 ;G         .loc    7 1 basic_block
 ;G         nop
 ;G         .loc    7 5 is_stmt 0
+;G         nop
+;G         .loc    7 5 discriminator 3
 ;G         nop
 ;G         .loc    9 1
 ;G         halt

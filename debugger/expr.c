@@ -1,0 +1,667 @@
+/* Expressions: W2's (docs/w2.md, section 7: or and not = <> < <= > >= + - * / mod,
+ * unary -, int(e), float(e), a[i], m[i][j]) with C's spellings too (== != && || !
+ * %), over what a cell holds:
+ *   NAME      a W2 variable of the cell's function, a cell global, a host array;
+ *   $r5 $cid  registers; $pc (the cell's program address), $cycle, $N and $ (history);
+ *   @xl ...   the words waiting in one of the cell's queues, oldest first;
+ *   &NAME     the address of a variable in memory (for x).
+ * Evaluated while parsed (recursive descent): expressions have no side effects. */
+#include "wdb_internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Printing stops after this many elements, as gdb's `print elements` does. */
+#define PRINT_ELEMENTS 200
+/* A run of equal elements this long prints as `x <repeats N times>` (gdb's). */
+#define REPEATS 10
+
+void wdb__value_free(value *v)
+{
+    free(v->words);
+    v->words = NULL;
+    v->nwords = 0;
+}
+
+value wdb__value_copy(const value *v)
+{
+    value c = *v;
+    if (v->words) {
+        c.words = ws_xcalloc(v->nwords + 1, sizeof *c.words);
+        memcpy(c.words, v->words, v->nwords * sizeof *c.words);
+    }
+    return c;
+}
+
+static value scalar(vkind k, uint32_t bits)
+{
+    value v;
+    memset(&v, 0, sizeof v);
+    v.kind = k;
+    v.bits = bits;
+    return v;
+}
+
+/* ---- Formatting ------------------------------------------------------------------------ */
+
+static void put_float(ws_buf *b, uint32_t bits)
+{
+    float f = wt_f(bits);
+    if (isnan(f)) ws_buf_puts(b, signbit(f) ? "-nan" : "nan");
+    else if (isinf(f)) ws_buf_puts(b, f < 0 ? "-inf" : "inf");
+    else ws_buf_printf(b, "%.9g", (double)f);
+}
+
+/* A word of unknown type: small integers (whose float reading would be a tiny
+ * denormal, or a NaN for the negative ones) as integers, the rest as floats. */
+static int word_is_int(uint32_t w)
+{
+    int32_t i = (int32_t)w;
+    return i >= -(1 << 24) && i <= (1 << 24);
+}
+
+static void put_scalar(ws_buf *b, int elem, uint32_t bits, int fmt)
+{
+    switch (fmt) {
+    case 'x': ws_buf_printf(b, "0x%x", bits); return;
+    case 'd': ws_buf_printf(b, "%d", (int32_t)bits); return;
+    case 'u': ws_buf_printf(b, "%u", bits); return;
+    case 'f': put_float(b, bits); return;
+    default: break;
+    }
+    if (elem == EL_FLOAT || (elem == EL_WORD && !word_is_int(bits))) put_float(b, bits);
+    else ws_buf_printf(b, "%d", (int32_t)bits);
+}
+
+static void put_elements(ws_buf *b, const value *v, const uint32_t *w, uint32_t n, int fmt, size_t *printed)
+{
+    ws_buf_puts(b, "{");
+    for (uint32_t i = 0; i < n;) {
+        if (*printed >= PRINT_ELEMENTS) {
+            ws_buf_puts(b, "...");
+            break;
+        }
+        uint32_t run = 1;
+        while (i + run < n && w[i + run] == w[i]) run++;
+        if (i) ws_buf_puts(b, ", ");
+        put_scalar(b, v->elem, w[i], fmt);
+        if (run >= REPEATS) {
+            ws_buf_printf(b, " <repeats %u times>", run);
+            i += run;
+        } else {
+            i++;
+        }
+        (*printed)++;
+    }
+    ws_buf_puts(b, "}");
+}
+
+void wdb__format(const value *v, int fmt, ws_buf *b)
+{
+    switch (v->kind) {
+    case V_INT: put_scalar(b, EL_INT, v->bits, fmt); return;
+    case V_FLOAT: put_scalar(b, EL_FLOAT, v->bits, fmt); return;
+    case V_WORD: put_scalar(b, EL_WORD, v->bits, fmt); return;
+    case V_NONE: ws_buf_puts(b, v->why[0] ? v->why : "<optimized out>"); return;
+    case V_PC: ws_buf_printf(b, "0x%x", v->bits); return;
+    case V_ARRAY: {
+        size_t printed = 0;
+        if (v->ndims == 2) {
+            ws_buf_puts(b, "{");
+            for (uint32_t r = 0; r < v->dims[0]; r++) {
+                if (printed >= PRINT_ELEMENTS) {
+                    ws_buf_puts(b, "...");
+                    break;
+                }
+                if (r) ws_buf_puts(b, ", ");
+                put_elements(b, v, v->words + (size_t)r * v->dims[1], v->dims[1], fmt, &printed);
+            }
+            ws_buf_puts(b, "}");
+        } else {
+            put_elements(b, v, v->words, (uint32_t)v->nwords, fmt, &printed);
+        }
+        return;
+    }
+    }
+}
+
+int wdb__truth(const value *v)
+{
+    if (v->kind == V_FLOAT) return wt_f(v->bits) != 0.0f;
+    if (v->kind == V_INT || v->kind == V_WORD || v->kind == V_PC) return v->bits != 0;
+    return 0;
+}
+
+/* ---- Names -------------------------------------------------------------------------------- */
+
+const wdb_var *wdb__find_var(wdb *d, int cell, const char *name)
+{
+    const wdb_func *f = wdb_func_at(d->dw, wdb__pc(d, cell));
+    if (f)
+        for (size_t i = 0; i < f->nvars; i++)
+            if (strcmp(f->vars[i].name, name) == 0) return &f->vars[i];
+    for (size_t i = 0; i < d->dw->nglobals; i++)
+        if (strcmp(d->dw->globals[i].name, name) == 0) return &d->dw->globals[i];
+    return NULL;
+}
+
+/* ---- The parser --------------------------------------------------------------------------- */
+
+typedef struct parser {
+    wdb *d;
+    int cell;
+    const char *p;
+    char *err;
+    size_t errlen;
+    int failed;
+} parser;
+
+static int perr(parser *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int perr(parser *P, const char *fmt, ...)
+{
+    if (P->failed) return -1;
+    P->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(P->err, P->errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void skip(parser *P)
+{
+    while (*P->p == ' ' || *P->p == '\t') P->p++;
+}
+
+/* Consumes the operator or keyword if it comes next (keywords as whole words). */
+static int accept(parser *P, const char *tok)
+{
+    skip(P);
+    size_t n = strlen(tok);
+    if (strncmp(P->p, tok, n) != 0) return 0;
+    if (isalpha((unsigned char)tok[0]) && (isalnum((unsigned char)P->p[n]) || P->p[n] == '_')) return 0;
+    /* `<` is not the start of `<=` or `<>`, `=` not of `==`, and so on. */
+    if (!isalpha((unsigned char)tok[0]) && n == 1 && (P->p[1] == '=' || (tok[0] == '<' && P->p[1] == '>'))) return 0;
+    if (n == 1 && (tok[0] == '&' || tok[0] == '|') && P->p[1] == tok[0]) return 0;
+    P->p += n;
+    return 1;
+}
+
+static int need_scalar(parser *P, const value *v)
+{
+    if (v->kind == V_ARRAY) return perr(P, "Arrays cannot be used in arithmetic.");
+    if (v->kind == V_NONE) return perr(P, "value has been optimized out");
+    return 0;
+}
+
+static int is_fl(const value *v) { return v->kind == V_FLOAT; }
+static float as_f(const value *v) { return v->kind == V_FLOAT ? wt_f(v->bits) : (float)(int32_t)v->bits; }
+
+static int expr_or(parser *P, value *v);
+
+/* Reads n words of a space (data memory of the cell or host memory). */
+static int read_words(parser *P, int space, uint32_t addr, size_t n, uint32_t *out)
+{
+    uint32_t size = 0;
+    const uint8_t *mem = space == SP_HOST ? wsim_host_memory(P->d->sim, &size) : wsim_cell_data(P->d->sim, P->cell, &size);
+    if (addr % 4 || (uint64_t)addr + 4 * (uint64_t)n > size)
+        return perr(P, "Cannot access memory at address 0x%x", addr);
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *q = mem + addr + 4 * i;
+        out[i] = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+    }
+    return 0;
+}
+
+/* A variable or host array's value; arrays read whole. */
+static int load(parser *P, int space, uint32_t addr, const wdb_type *t, value *v)
+{
+    memset(v, 0, sizeof *v);
+    v->space = space;
+    v->addr = addr;
+    if (t->ndims == 0) {
+        v->kind = t->is_float ? V_FLOAT : V_INT;
+        return read_words(P, space, addr, 1, &v->bits);
+    }
+    v->kind = V_ARRAY;
+    v->elem = t->is_float ? EL_FLOAT : EL_INT;
+    v->ndims = t->ndims;
+    v->dims[0] = t->dims[0];
+    v->dims[1] = t->dims[1];
+    v->nwords = (size_t)t->dims[0] * (t->ndims > 1 ? t->dims[1] : 1);
+    if (v->nwords > (1u << 26)) return perr(P, "array too large");
+    v->words = ws_xcalloc(v->nwords + 1, sizeof *v->words);
+    return read_words(P, space, addr, v->nwords, v->words);
+}
+
+static int variable(parser *P, const char *name, value *v)
+{
+    wdb *d = P->d;
+    const wdb_var *var = wdb__find_var(d, P->cell, name);
+    if (var) {
+        uint32_t pc = wdb__pc(d, P->cell);
+        wdb_loc l = wdb_var_loc(var, pc);
+        memset(v, 0, sizeof *v);
+        switch (l.kind) {
+        case WDB_LOC_ADDR: return load(P, SP_DATA, l.v, &var->type, v);
+        case WDB_LOC_REG:
+            if (var->type.ndims) break;
+            v->kind = var->type.is_float ? V_FLOAT : V_INT;
+            v->bits = l.v == 64 ? (uint32_t)(d->img->first_cell + P->cell) : wsim_cell_reg(d->sim, P->cell, l.v);
+            return 0;
+        case WDB_LOC_CONST:
+            if (var->type.ndims) break;
+            v->kind = var->type.is_float ? V_FLOAT : V_INT;
+            v->bits = l.v;
+            return 0;
+        default: break;
+        }
+        v->kind = V_NONE;
+        snprintf(v->why, sizeof v->why, "<optimized out>");
+        /* The compiler's empty location: the variable is assigned by the
+         * software-pipelined loop around pc, whose iterations overlap here. */
+        const wdb_func *f = wdb_func_at(d->dw, pc);
+        for (size_t i = 0; l.kind == WDB_LOC_EMPTY && f && i < f->nblocks; i++)
+            if (pc >= f->blocks[i].lo && pc < f->blocks[i].hi)
+                snprintf(v->why, sizeof v->why, "<optimized out: assigned in the %s, whose iterations overlap here>",
+                         f->blocks[i].name);
+        return 0;
+    }
+    const wrt_host_array *h = wrt_host_find(d->img, name);
+    if (h) {
+        wdb_type t = {h->is_float, h->dims[0] ? (h->dims[1] ? 2 : 1) : 0, {h->dims[0], h->dims[1]}};
+        return load(P, SP_HOST, h->addr, &t, v);
+    }
+    return perr(P, "No symbol \"%s\" in current context.", name);
+}
+
+static int dollar(parser *P, value *v)
+{
+    wdb *d = P->d;
+    const char *s = P->p;
+    while (isalnum((unsigned char)*P->p) || *P->p == '_') P->p++;
+    size_t n = (size_t)(P->p - s);
+    char name[32];
+    if (n >= sizeof name) return perr(P, "Invalid register or history value");
+    memcpy(name, s, n);
+    name[n] = 0;
+    if (n == 0 || isdigit((unsigned char)name[0])) {
+        size_t k = n == 0 ? d->nhist : (size_t)strtoul(name, NULL, 10);
+        if (k == 0 || k > d->nhist) return perr(P, "History has not yet reached $%s.", n ? name : "1");
+        *v = wdb__value_copy(&d->hist[k - 1]);
+        v->space = SP_NONE;
+        return 0;
+    }
+    if (!strcmp(name, "pc")) {
+        *v = scalar(V_PC, wdb__pc(d, P->cell));
+        return 0;
+    }
+    if (!strcmp(name, "cycle")) {
+        *v = scalar(V_INT, (uint32_t)wsim_cycles(d->sim));
+        return 0;
+    }
+    int o = wt_opnd_parse(name, n);
+    if (o == WT_OPND_CID) {
+        *v = scalar(V_INT, (uint32_t)(d->img->first_cell + P->cell));
+        return 0;
+    }
+    if (o >= 0 && wt_opnd_is_reg((unsigned)o)) {
+        *v = scalar(V_WORD, wsim_cell_reg(d->sim, P->cell, (unsigned)o));
+        return 0;
+    }
+    return perr(P, "Invalid register \"$%s\"", name);
+}
+
+static int gate(parser *P, value *v)
+{
+    const char *s = P->p - 1;
+    while (isalpha((unsigned char)*P->p)) P->p++;
+    int o = wt_opnd_parse(s, (size_t)(P->p - s));
+    if (o < 0 || !wt_opnd_is_gate((unsigned)o)) return perr(P, "No queue \"%.*s\" (the queues are @xl @yl @xr @yr)", (int)(P->p - s), s);
+    uint32_t words[256];
+    unsigned n = wsim_queue_words(P->d->sim, P->cell, o - WT_OPND_GATE, words, 256);
+    if (n > 256) n = 256;
+    memset(v, 0, sizeof *v);
+    v->kind = V_ARRAY;
+    v->elem = EL_WORD;
+    v->ndims = 1;
+    v->dims[0] = n;
+    v->nwords = n;
+    v->words = ws_xcalloc(n + 1, sizeof *v->words);
+    memcpy(v->words, words, n * sizeof *words);
+    return 0;
+}
+
+static int index_of(parser *P, value *ix, uint32_t dim, uint32_t *out)
+{
+    if (need_scalar(P, ix)) return -1;
+    if (is_fl(ix)) return perr(P, "Array index must be an integer.");
+    int32_t i = (int32_t)ix->bits;
+    if (i < 0 || (uint32_t)i >= dim) return perr(P, "Index %d is out of bounds (0..%u).", i, dim - 1);
+    *out = (uint32_t)i;
+    return 0;
+}
+
+static int primary(parser *P, value *v)
+{
+    skip(P);
+    const char *s = P->p;
+    if (*s == '(') {
+        P->p++;
+        if (expr_or(P, v)) return -1;
+        if (!accept(P, ")")) return perr(P, "A syntax error in expression, near `%s'.", P->p);
+        return 0;
+    }
+    if (*s == '$') {
+        P->p++;
+        return dollar(P, v);
+    }
+    if (*s == '@') {
+        P->p++;
+        return gate(P, v);
+    }
+    if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
+        char *end;
+        int is_hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+        int is_float = !is_hex && (strpbrk(s, ".eE") != NULL);
+        if (is_float) {
+            /* a float only if the number itself has the dot or exponent */
+            char *iend;
+            strtoul(s, &iend, 10);
+            is_float = *iend == '.' || *iend == 'e' || *iend == 'E';
+        }
+        if (is_float) {
+            float f = strtof(s, &end);
+            *v = scalar(V_FLOAT, wt_u(f));
+        } else {
+            unsigned long long n = strtoull(s, &end, is_hex ? 16 : 10);
+            if (n > 0xffffffffull) return perr(P, "Numeric constant too large.");
+            *v = scalar(V_INT, (uint32_t)n);
+        }
+        if (isalpha((unsigned char)*end) || *end == '_') return perr(P, "Invalid number \"%.*s\".", (int)(end - s + 1), s);
+        P->p = end;
+        return 0;
+    }
+    if (isalpha((unsigned char)*s) || *s == '_') {
+        while (isalnum((unsigned char)*P->p) || *P->p == '_' || *P->p == '.') P->p++;
+        size_t n = (size_t)(P->p - s);
+        char name[256];
+        if (n >= sizeof name) return perr(P, "Name too long.");
+        memcpy(name, s, n);
+        name[n] = 0;
+        if (!strcmp(name, "int") || !strcmp(name, "float")) {
+            skip(P);
+            if (*P->p == '(') {
+                P->p++;
+                value a;
+                if (expr_or(P, &a)) return -1;
+                if (!accept(P, ")")) {
+                    wdb__value_free(&a);
+                    return perr(P, "A syntax error in expression, near `%s'.", P->p);
+                }
+                if (need_scalar(P, &a)) {
+                    wdb__value_free(&a);
+                    return -1;
+                }
+                if (name[0] == 'i') *v = scalar(V_INT, is_fl(&a) ? wt_ftoi_sat(a.bits) : a.bits);
+                else *v = scalar(V_FLOAT, wt_u(as_f(&a)));
+                return 0;
+            }
+        }
+        return variable(P, name, v);
+    }
+    if (!*s) return perr(P, "A syntax error in expression, near `'.");
+    return perr(P, "A syntax error in expression, near `%s'.", s);
+}
+
+static int postfix(parser *P, value *v)
+{
+    if (primary(P, v)) return -1;
+    while (accept(P, "[")) {
+        value ix;
+        if (expr_or(P, &ix)) goto bad;
+        int two = accept(P, ",");   /* m[i, j] as well as m[i][j] */
+        value ix2;
+        if (two && expr_or(P, &ix2)) {
+            wdb__value_free(&ix);
+            goto bad;
+        }
+        if (!accept(P, "]")) {
+            perr(P, "A syntax error in expression, near `%s'.", P->p);
+            goto bad;
+        }
+        if (v->kind != V_ARRAY) {
+            perr(P, "cannot subscript something that is not an array");
+            goto bad;
+        }
+        uint32_t i;
+        if (index_of(P, &ix, v->dims[0], &i)) goto bad;
+        value e;
+        memset(&e, 0, sizeof e);
+        if (v->ndims == 2) {
+            e.kind = V_ARRAY;
+            e.elem = v->elem;
+            e.ndims = 1;
+            e.dims[0] = v->dims[1];
+            e.nwords = v->dims[1];
+            e.words = ws_xcalloc(e.nwords + 1, sizeof *e.words);
+            memcpy(e.words, v->words + (size_t)i * v->dims[1], e.nwords * sizeof *e.words);
+            e.space = v->space;
+            e.addr = v->addr + 4 * i * v->dims[1];
+        } else {
+            e.kind = v->elem == EL_FLOAT ? V_FLOAT : v->elem == EL_INT ? V_INT : V_WORD;
+            e.bits = v->words[i];
+            e.space = v->space;
+            e.addr = v->addr + 4 * i;
+        }
+        wdb__value_free(v);
+        *v = e;
+        if (two) {
+            uint32_t j;
+            if (v->kind != V_ARRAY) {
+                perr(P, "cannot subscript something that is not an array");
+                goto bad;
+            }
+            if (index_of(P, &ix2, v->dims[0], &j)) goto bad;
+            value e2 = scalar(v->elem == EL_FLOAT ? V_FLOAT : V_INT, v->words[j]);
+            e2.space = v->space;
+            e2.addr = v->addr + 4 * j;
+            wdb__value_free(v);
+            *v = e2;
+        }
+    }
+    return 0;
+bad:
+    wdb__value_free(v);
+    return -1;
+}
+
+static int unary(parser *P, value *v)
+{
+    if (accept(P, "-")) {
+        if (unary(P, v)) return -1;
+        if (need_scalar(P, v)) return -1;
+        if (is_fl(v)) v->bits ^= 0x80000000u;
+        else *v = scalar(V_INT, (uint32_t)-(int64_t)(int32_t)v->bits);
+        return 0;
+    }
+    if (accept(P, "&")) {
+        if (postfix(P, v)) return -1;
+        if (v->space == SP_NONE) {
+            wdb__value_free(v);
+            return perr(P, "Attempt to take address of value not located in memory.");
+        }
+        int sp = v->space;
+        uint32_t a = v->addr;
+        wdb__value_free(v);
+        *v = scalar(V_INT, a);
+        v->space = sp;   /* remembered for x: host or data memory */
+        v->addr = a;
+        v->is_ref = 1;
+        return 0;
+    }
+    return postfix(P, v);
+}
+
+static int binary(parser *P, value *a, value *b, int op, value *out)
+{
+    if (need_scalar(P, a) || need_scalar(P, b)) return -1;
+    if (op == '%' && (is_fl(a) || is_fl(b))) return perr(P, "Integer only operation mod.");
+    if (is_fl(a) || is_fl(b)) {
+        float x = as_f(a), y = as_f(b), r = 0;
+        switch (op) {
+        case '+': r = x + y; break;
+        case '-': r = x - y; break;
+        case '*': r = x * y; break;
+        case '/': r = x / y; break;
+        case '<': *out = scalar(V_INT, x < y); return 0;
+        case 'l': *out = scalar(V_INT, x <= y); return 0;
+        case '>': *out = scalar(V_INT, x > y); return 0;
+        case 'g': *out = scalar(V_INT, x >= y); return 0;
+        case '=': *out = scalar(V_INT, x == y); return 0;
+        case '!': *out = scalar(V_INT, x != y); return 0;
+        default: break;
+        }
+        *out = scalar(V_FLOAT, wt_u(r));
+        return 0;
+    }
+    uint32_t x = a->bits, y = b->bits, r = 0;
+    switch (op) {
+    case '+': r = x + y; break;
+    case '-': r = x - y; break;
+    case '*': r = (uint32_t)((int64_t)(int32_t)x * (int32_t)y); break;
+    case '/': if (!y) return perr(P, "Division by zero"); r = wt_idiv(x, y); break;
+    case '%': if (!y) return perr(P, "Division by zero"); r = wt_imod(x, y); break;
+    case '<': r = (int32_t)x < (int32_t)y; break;
+    case 'l': r = (int32_t)x <= (int32_t)y; break;
+    case '>': r = (int32_t)x > (int32_t)y; break;
+    case 'g': r = (int32_t)x >= (int32_t)y; break;
+    case '=': r = x == y; break;
+    case '!': r = x != y; break;
+    default: break;
+    }
+    *out = scalar(V_INT, r);
+    return 0;
+}
+
+static int mul(parser *P, value *v)
+{
+    if (unary(P, v)) return -1;
+    for (;;) {
+        int op = accept(P, "*") ? '*' : accept(P, "/") ? '/' : (accept(P, "mod") || accept(P, "%")) ? '%' : 0;
+        if (!op) return 0;
+        value b, r;
+        if (unary(P, &b)) {
+            wdb__value_free(v);
+            return -1;
+        }
+        int rc = binary(P, v, &b, op, &r);
+        wdb__value_free(v);
+        wdb__value_free(&b);
+        if (rc) return -1;
+        *v = r;
+    }
+}
+
+static int add(parser *P, value *v)
+{
+    if (mul(P, v)) return -1;
+    for (;;) {
+        int op = accept(P, "+") ? '+' : accept(P, "-") ? '-' : 0;
+        if (!op) return 0;
+        value b, r;
+        if (mul(P, &b)) {
+            wdb__value_free(v);
+            return -1;
+        }
+        int rc = binary(P, v, &b, op, &r);
+        wdb__value_free(v);
+        wdb__value_free(&b);
+        if (rc) return -1;
+        *v = r;
+    }
+}
+
+static int cmp(parser *P, value *v)
+{
+    if (add(P, v)) return -1;
+    int op = accept(P, "<=") ? 'l' : accept(P, ">=") ? 'g' : accept(P, "<>") ? '!' : accept(P, "!=") ? '!'
+           : accept(P, "==") ? '=' : accept(P, "=") ? '=' : accept(P, "<") ? '<' : accept(P, ">") ? '>' : 0;
+    if (!op) return 0;
+    value b, r;
+    if (add(P, &b)) {
+        wdb__value_free(v);
+        return -1;
+    }
+    int rc = binary(P, v, &b, op, &r);
+    wdb__value_free(v);
+    wdb__value_free(&b);
+    if (rc) return -1;
+    *v = r;
+    return 0;
+}
+
+static int not_(parser *P, value *v)
+{
+    if (accept(P, "not") || accept(P, "!")) {
+        if (not_(P, v)) return -1;
+        if (need_scalar(P, v)) return -1;
+        *v = scalar(V_INT, !wdb__truth(v));
+        return 0;
+    }
+    return cmp(P, v);
+}
+
+static int logic(parser *P, value *v, int is_or)
+{
+    if (is_or ? logic(P, v, 0) : not_(P, v)) return -1;
+    for (;;) {
+        int more = is_or ? (accept(P, "or") || accept(P, "||")) : (accept(P, "and") || accept(P, "&&"));
+        if (!more) return 0;
+        value b;
+        if (is_or ? logic(P, &b, 0) : not_(P, &b)) {
+            wdb__value_free(v);
+            return -1;
+        }
+        if (need_scalar(P, v) || need_scalar(P, &b)) {
+            wdb__value_free(v);
+            wdb__value_free(&b);
+            return -1;
+        }
+        int t = is_or ? (wdb__truth(v) || wdb__truth(&b)) : (wdb__truth(v) && wdb__truth(&b));
+        wdb__value_free(v);
+        wdb__value_free(&b);
+        *v = scalar(V_INT, (uint32_t)t);
+    }
+}
+
+static int expr_or(parser *P, value *v) { return logic(P, v, 1); }
+
+int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (!d->sim) {
+        snprintf(err, errlen, "The program is not being run.");
+        return -1;
+    }
+    parser P = {d, cell, expr, err, errlen, 0};
+    skip(&P);
+    if (!*P.p) {
+        snprintf(err, errlen, "Argument required (expression to compute).");
+        return -1;
+    }
+    if (expr_or(&P, out)) {
+        wdb__value_free(out);
+        return -1;
+    }
+    skip(&P);
+    if (*P.p) {
+        wdb__value_free(out);
+        perr(&P, "A syntax error in expression, near `%s'.", P.p);
+        return -1;
+    }
+    return 0;
+}

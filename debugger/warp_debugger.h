@@ -1,0 +1,142 @@
+/* The debugger: source-level, whole-array debugging of a cell image over the
+ * runtime and the simulator, as the Warp host ran the array in step mode and read
+ * every cell's registers (seed 002, section 5.2).
+ *
+ * Two parts:
+ *   - a DWARF reader (wdb_dwarf_*) for what the toolchain writes (docs/design.md,
+ *     section 5): the line table, functions, variables and their locations. It
+ *     reads images and objects; warp-objdump uses it too.
+ *   - a session (wdb_*): breakpoints, watchpoints, stepping of one cell's source
+ *     lines with the whole array in lockstep, clock-by-clock stepping, expressions,
+ *     and a gdb-like command interpreter: wdb_command() takes one command line and
+ *     writes everything it says to a FILE*, so the REPL (tools/warp-dbg.c), batch
+ *     mode, the tests and a fuzzer all drive the same function. No input makes it
+ *     exit or crash: a bad command is an error message and the session goes on. */
+#ifndef WARP_DEBUGGER_H
+#define WARP_DEBUGGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- DWARF ---------------------------------------------------------------------- */
+
+/* One row of the line table. Addresses are program byte addresses (bundle x 40). */
+typedef struct wdb_row {
+    uint32_t addr;
+    uint32_t line, col;
+    uint32_t file;            /* index into wdb_dwarf.files */
+    uint8_t is_stmt, basic_block;
+    uint8_t end;              /* end of a sequence: addr is one past its last bundle */
+    uint32_t discriminator;   /* tells apart code of one line (a pipelined kernel's iterations) */
+} wdb_row;
+
+typedef struct wdb_type {
+    int is_float;             /* else int */
+    int ndims;                /* 0 scalar, 1 or 2 */
+    uint32_t dims[2];
+} wdb_type;
+
+enum {
+    WDB_LOC_NONE,             /* no value (optimized out) */
+    WDB_LOC_ADDR,             /* v: data memory byte address */
+    WDB_LOC_REG,              /* v: DWARF register (0..63 r0..r63, 64 cid) */
+    WDB_LOC_CONST,            /* v: the 32 bits of the value */
+    WDB_LOC_EMPTY             /* DWARF's empty location: in the source, not in this code */
+};
+
+/* A location over [lo, hi) program addresses; a variable in memory has one over
+ * its whole function. */
+typedef struct wdb_loc {
+    uint32_t lo, hi;
+    int kind;
+    uint32_t v;
+} wdb_loc;
+
+typedef struct wdb_var {
+    char *name;
+    uint32_t decl_line;
+    wdb_type type;
+    wdb_loc *locs;
+    size_t nlocs;
+} wdb_var;
+
+/* A named lexical block: the backend names each software-pipelined loop. */
+typedef struct wdb_block {
+    char *name;
+    uint32_t lo, hi;
+} wdb_block;
+
+typedef struct wdb_func {
+    char *name, *linkage;
+    uint32_t lo, hi;          /* [lo, hi) */
+    uint32_t decl_line;
+    wdb_var *vars;
+    size_t nvars;
+    wdb_block *blocks;
+    size_t nblocks;
+} wdb_func;
+
+typedef struct wdb_dwarf {
+    wdb_row *rows;            /* every sequence's rows, sorted by address */
+    size_t nrows;
+    char **files;
+    size_t nfiles;
+    wdb_func *funcs;          /* sorted by lo */
+    size_t nfuncs;
+    wdb_var *globals;
+    size_t nglobals;
+} wdb_dwarf;
+
+/* The DWARF of an ELF image or object; an empty one if the file has none. NULL
+ * with a one-line reason in err if the file is not ELF or its DWARF is malformed. */
+wdb_dwarf *wdb_dwarf_read(const char *path, char *err, size_t errlen);
+wdb_dwarf *wdb_dwarf_read_mem(const void *buf, size_t len, char *err, size_t errlen);
+void wdb_dwarf_free(wdb_dwarf *d);
+
+/* The row whose range holds addr, or NULL. */
+const wdb_row *wdb_row_at(const wdb_dwarf *d, uint32_t addr);
+/* The statement row starting exactly at addr, or NULL. */
+const wdb_row *wdb_stmt_at(const wdb_dwarf *d, uint32_t addr);
+const wdb_func *wdb_func_at(const wdb_dwarf *d, uint32_t addr);
+/* Where a breakpoint on FILE:LINE goes: in each function, for each basic block,
+ * the lowest address of a statement row of that line (gdb's rule). file matches
+ * a file name, its base name or a trailing part of its path; NULL means any.
+ * Returns how many; copies at most max. */
+size_t wdb_line_addrs(const wdb_dwarf *d, const char *file, uint32_t line, uint32_t *addrs, size_t max);
+/* A variable's location at a program address (kind WDB_LOC_NONE if none). */
+wdb_loc wdb_var_loc(const wdb_var *v, uint32_t addr);
+
+/* ---- The session ------------------------------------------------------------------ */
+
+typedef struct wdb wdb;
+
+typedef struct wdb_options {
+    const char *const *in_names, *const *in_paths;   /* --in NAME=FILE */
+    size_t nin;
+    const char *const *out_names, *const *out_paths; /* --out NAME=FILE */
+    size_t nout;
+    uint64_t max_cycles;                             /* 0: no limit */
+} wdb_options;
+
+/* Loads the image and its DWARF. NULL with a one-line reason in err. */
+wdb *wdb_new(const char *image, const wdb_options *opts, char *err, size_t errlen);
+void wdb_free(wdb *d);
+
+enum { WDB_OK = 0, WDB_ERROR = -1, WDB_QUIT = 1 };
+
+/* Runs one command line (gdb's names and abbreviations: run, continue, step,
+ * next, stepi, cycle, finish, break, watch, delete, info ..., cell, print, x, list,
+ * disassemble, backtrace, help, quit). WDB_ERROR after a message for a bad
+ * command; WDB_QUIT for quit. With repeat set (the REPL), an empty line repeats
+ * the last command as gdb does; otherwise it does nothing. */
+int wdb_command(wdb *d, const char *line, FILE *out);
+void wdb_set_repeat(wdb *d, int repeat);
+/* Asks a running command to stop at the next clock (from a SIGINT handler). */
+void wdb_interrupt(wdb *d);
+/* Completions of the word that ends at `end` of line: command names first, then
+ * (after a command) variables, registers, gates, functions, files and info
+ * subcommands. A NULL-terminated array of strings, all malloc'd; NULL if none. */
+char **wdb_complete(wdb *d, const char *line, size_t end);
+
+#endif

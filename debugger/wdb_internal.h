@@ -1,0 +1,115 @@
+/* The debugger's session, shared by its source files only: session.c (the image,
+ * the simulator, run control, stop reports), expr.c (expressions and values),
+ * commands.c (the command interpreter and completion). */
+#ifndef WDB_INTERNAL_H
+#define WDB_INTERNAL_H
+
+#include <signal.h>
+
+#include "warp_debugger.h"
+#include "warp_runtime.h"
+#include "warp_sim.h"
+#include "warp_support.h"
+
+typedef struct bpoint {
+    int num;
+    int is_watch;
+    int enabled;
+    int cell;                 /* break: -1 any cell; watch: the cell it watches */
+    char *cond;               /* break: NULL or an expression */
+    uint32_t *addrs;          /* break: program byte addresses */
+    size_t naddrs;
+    char *where;              /* break: "file polynomial.w2, line 33"; watch: the expression */
+    char *old;                /* watch: the last value as text, NULL when it had none */
+    unsigned hits, ignore;
+} bpoint;
+
+/* A value: what print shows, and where it came from (x and & want that). */
+typedef enum vkind { V_INT, V_FLOAT, V_WORD, V_ARRAY, V_NONE, V_PC } vkind;
+enum { SP_NONE, SP_DATA, SP_HOST };
+enum { EL_INT, EL_FLOAT, EL_WORD };
+
+typedef struct value {
+    vkind kind;
+    uint32_t bits;            /* scalars and V_PC (a byte address) */
+    int elem;                 /* arrays: EL_* */
+    int ndims;
+    uint32_t dims[2];
+    uint32_t *words;          /* arrays: owned */
+    size_t nwords;
+    int space;                /* an lvalue in memory: SP_DATA or SP_HOST at addr */
+    uint32_t addr;
+    int is_ref;               /* made by &: bits is an address in space */
+    char why[160];            /* V_NONE: why there is no value */
+} value;
+
+struct wdb {
+    char *image;
+    wrt_image *img;
+    wdb_dwarf *dw;
+    wsim_program prog;
+    wsim *sim;                /* NULL until run */
+    char **in_names, **in_paths, **out_names, **out_paths;
+    size_t nin, nout;
+    uint64_t max_cycles;
+    int ncells;
+    int sel;                  /* the selected cell */
+    bpoint *bps;
+    size_t nbps;
+    int next_num;
+    int last_bp;              /* the breakpoint of the last stop, for `continue N` */
+    char *last_cmd;
+    int repeat;
+    int list_file, list_valid;
+    uint32_t list_next;       /* next line `list` shows */
+    value *hist;              /* $1, $2, ... */
+    size_t nhist;
+    volatile sig_atomic_t stop_req;
+    int fresh;                /* run started, no clock yet */
+    uint64_t *issued;         /* per cell, before the clock being run */
+    char **src;               /* per DWARF file: its text, loaded on first use */
+    size_t *srclen;
+    int *src_tried;
+};
+
+/* ---- session.c -------------------------------------------------------------------- */
+
+/* The error every command reports the same way; returns WDB_ERROR. */
+int wdb__error(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int wdb__running(wdb *d, FILE *out);        /* 0 if a run is under way, else an error */
+uint32_t wdb__pc(const wdb *d, int cell);    /* program byte address */
+/* "poly () at polynomial.w2:33" or "0x438 in ?? ()". */
+void wdb__frame_text(wdb *d, uint32_t addr, ws_buf *b);
+/* "33\t<source line>\n" (or "33\tin FILE\n"), after an optional address. */
+void wdb__print_source_line(wdb *d, FILE *out, uint32_t file, uint32_t line);
+/* A source line's text (without its newline); -1 if the file or line is not there. */
+int wdb__source(wdb *d, uint32_t file, uint32_t line, const char **text, size_t *len);
+const char *wdb__basename(const char *path);
+/* A symbolic program address: "poly+920", or NULL. */
+const char *wdb__sym(wdb *d, uint32_t addr, char *buf, size_t size);
+const char *wdb__cell_state(wdb *d, int cell, char *buf, size_t size);
+
+enum { RUN_CONTINUE, RUN_STEPI, RUN_STEP, RUN_NEXT, RUN_FINISH };
+int wdb__start(wdb *d, FILE *out);
+/* A watchpoint's value now, as the base of the next comparison. */
+void wdb__watch_init(wdb *d, bpoint *b);
+int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out);
+int wdb__resumable(wdb *d, FILE *out);   /* 0 if a run can go on, else an error */
+
+/* ---- expr.c ------------------------------------------------------------------------- */
+
+/* Evaluates EXPR in a cell's context. -1 with a message in err (gdb's wording). */
+int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen);
+void wdb__value_free(value *v);
+value wdb__value_copy(const value *v);
+/* fmt: 0, or a print format letter 'x', 'd', 'u', 'f'. */
+void wdb__format(const value *v, int fmt, ws_buf *b);
+int wdb__truth(const value *v);      /* non-zero scalar */
+/* The variables in scope in a cell: its function's locals, then globals. */
+const wdb_var *wdb__find_var(wdb *d, int cell, const char *name);
+
+/* ---- commands.c ----------------------------------------------------------------------- */
+
+void wdb__free_breakpoints(wdb *d);
+
+#endif

@@ -1,0 +1,6 @@
+info cells
+run
+info cells
+stepi
+info queues
+print $pc

@@ -1,0 +1,8 @@
+run
+print v
+print q
+print i
+bt
+continue
+run
+info cells

@@ -1,0 +1,229 @@
+/* warp-dbg: the debugger's driver, as gdb is run:
+ *
+ *   warp-dbg [-batch] [-x FILE]... [-q] IMAGE [--in NAME=FILE]... [--out NAME=FILE]...
+ *            [--max-cycles N]
+ *
+ * Commands come from each -x FILE, then (without -batch) from the terminal through
+ * readline (history, line editing, completion of commands, variables, registers
+ * and gates), or from standard input when it is not a terminal. Every command goes
+ * to wdb_command(); an error in one is reported and the session goes on. Exit
+ * status: 0, or 1 when the last command failed (as gdb -batch), or for a usage or
+ * image error. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include "warp_debugger.h"
+#include "warp_support.h"
+
+#define PROMPT "(warp-dbg) "
+
+static wdb *session;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    if (session) wdb_interrupt(session);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: warp-dbg [options] IMAGE [--in NAME=FILE]... [--out NAME=FILE]... [--max-cycles N]\n"
+            "Debugs a cell image on the simulated array, source line by source line, every\n"
+            "cell in lockstep.\n"
+            "\n"
+            "  -batch             run the -x files, then exit (no terminal session)\n"
+            "  -x FILE            run the commands in FILE first\n"
+            "  -q, -quiet         no banner\n"
+            "  --in NAME=FILE     fill host array NAME from FILE at each run\n"
+            "  --out NAME=FILE    write host array NAME to FILE when the program finishes\n"
+            "  --max-cycles N     stop a run after N clocks\n"
+            "  --help, --version\n"
+            "\n"
+            "Type \"help\" at the (warp-dbg) prompt for the commands.\n");
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "warp-dbg: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
+    fprintf(stderr, "usage: warp-dbg [-batch] [-x FILE]... IMAGE [--in NAME=FILE]... [--out NAME=FILE]... "
+                    "[--max-cycles N]\n");
+    return 1;
+}
+
+/* Runs every line of a stream; the status of the last command. */
+static int run_stream(FILE *in, FILE *out, int *quit)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    int rc = WDB_OK;
+    while (!*quit && getline(&line, &cap, in) >= 0) {
+        int r = wdb_command(session, line, out);
+        if (r == WDB_QUIT) *quit = 1;
+        else rc = r;
+    }
+    free(line);
+    return rc;
+}
+
+/* ---- readline ---------------------------------------------------------------------------- */
+
+static char **matches;
+static size_t match_next;
+
+static char *match_generator(const char *text, int state)
+{
+    (void)text;
+    if (!state) match_next = 0;
+    if (!matches || !matches[match_next]) return NULL;
+    return strdup(matches[match_next++]);
+}
+
+static char **complete(const char *text, int start, int end)
+{
+    (void)start;
+    if (matches) {
+        for (size_t i = 0; matches[i]; i++) free(matches[i]);
+        free(matches);
+    }
+    matches = wdb_complete(session, rl_line_buffer, (size_t)end);
+    rl_attempted_completion_over = 1;   /* never file names */
+    /* A file name completes to "name.w2:" with no space after it. */
+    if (matches && !matches[1] && matches[0][strlen(matches[0]) - 1] == ':') rl_completion_append_character = 0;
+    return rl_completion_matches(text, match_generator);
+}
+
+static int repl(FILE *out)
+{
+    rl_readline_name = "warp-dbg";
+    rl_attempted_completion_function = complete;
+    rl_completer_word_break_characters = (char *)" \t\n";
+    wdb_set_repeat(session, 1);
+    int rc = WDB_OK;
+    for (;;) {
+        char *line = readline(PROMPT);
+        if (!line) {
+            fputs("quit\n", out);
+            break;
+        }
+        if (*line) add_history(line);
+        int r = wdb_command(session, line, out);
+        free(line);
+        if (r == WDB_QUIT) break;
+        rc = r;
+    }
+    if (matches) {
+        for (size_t i = 0; matches[i]; i++) free(matches[i]);
+        free(matches);
+    }
+    return rc;
+}
+
+/* ---- main --------------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    ws_set_progname("warp-dbg");
+    const char **xfiles = ws_xcalloc((size_t)argc, sizeof *xfiles);
+    const char **in_names = ws_xcalloc((size_t)argc, sizeof *in_names), **in_paths = ws_xcalloc((size_t)argc, sizeof *in_paths);
+    const char **out_names = ws_xcalloc((size_t)argc, sizeof *out_names), **out_paths = ws_xcalloc((size_t)argc, sizeof *out_paths);
+    size_t nx = 0, nin = 0, nout = 0;
+    int batch = 0, quiet = 0, status = 0;
+    uint64_t max_cycles = 0;
+    const char *image = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
+            printf("warp-dbg 0.1.0 (source-level debugger of the Warp and iWarp arrays)\n");
+            return 0;
+        } else if (!strcmp(a, "-batch") || !strcmp(a, "--batch")) {
+            batch = 1;
+            quiet = 1;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "-quiet") || !strcmp(a, "--quiet") || !strcmp(a, "-nx")) {
+            quiet = 1;
+        } else if (!strcmp(a, "-x") || !strcmp(a, "--command")) {
+            if (++i >= argc) return usage_error("missing file after", a);
+            xfiles[nx++] = argv[i];
+        } else if (!strcmp(a, "--in") || !strcmp(a, "--out")) {
+            if (++i >= argc) return usage_error("missing NAME=FILE after", a);
+            const char *eq = strchr(argv[i], '=');
+            if (!eq || eq == argv[i] || !eq[1]) return usage_error("expected NAME=FILE after", a);
+            const char *name = ws_xstrndup(argv[i], (size_t)(eq - argv[i]));
+            if (a[2] == 'i') {
+                in_names[nin] = name;
+                in_paths[nin++] = eq + 1;
+            } else {
+                out_names[nout] = name;
+                out_paths[nout++] = eq + 1;
+            }
+        } else if (!strcmp(a, "--max-cycles")) {
+            if (++i >= argc) return usage_error("missing number after", a);
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(argv[i], &end, 10);
+            if (end == argv[i] || *end || errno || argv[i][0] == '-' || n == 0)
+                return usage_error("--max-cycles wants a positive number, not", argv[i]);
+            max_cycles = n;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option", a);
+        } else if (image) {
+            return usage_error("more than one image:", a);
+        } else {
+            image = a;
+        }
+    }
+    if (!image) return usage_error("no image given", NULL);
+
+    wdb_options o = {in_names, in_paths, nin, out_names, out_paths, nout, max_cycles};
+    char err[1024];
+    session = wdb_new(image, &o, err, sizeof err);
+    if (!session) {
+        fprintf(stderr, "warp-dbg: %s\n", err);
+        return 1;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+
+    int interactive = !batch && isatty(STDIN_FILENO);
+    if (interactive && !quiet)
+        printf("warp-dbg 0.1.0: the Warp and iWarp arrays, cell by cell. Type \"help\" for the commands.\n"
+               "Reading symbols from %s...\n", image);
+    int quit = 0;
+    for (size_t i = 0; i < nx && !quit; i++) {
+        FILE *f = fopen(xfiles[i], "r");
+        if (!f) {
+            fprintf(stderr, "warp-dbg: %s: %s\n", xfiles[i], strerror(errno));
+            status = 1;
+            continue;
+        }
+        status = run_stream(f, stdout, &quit) == WDB_OK ? 0 : 1;
+        fclose(f);
+    }
+    if (!batch && !quit) {
+        int rc = interactive ? repl(stdout) : run_stream(stdin, stdout, &quit);
+        status = rc == WDB_OK ? 0 : 1;
+    }
+    fflush(stdout);
+    wdb_free(session);
+    for (size_t i = 0; i < nin; i++) free((char *)in_names[i]);
+    for (size_t i = 0; i < nout; i++) free((char *)out_names[i]);
+    free(xfiles);
+    free(in_names);
+    free(in_paths);
+    free(out_names);
+    free(out_paths);
+    return status;
+}
