@@ -7,8 +7,9 @@
  * readline (history, line editing, completion of commands, variables, registers
  * and gates), or from standard input when it is not a terminal. Every command goes
  * to wdb_command(); an error in one is reported and the session goes on. Exit
- * status: 0, or 1 when the last command failed (as gdb -batch), or for a usage or
- * image error. */
+ * status: 0 (always, after a terminal session); 1 when the last command of a
+ * script or of standard input failed (as gdb -batch), or for a usage or image
+ * error. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -106,7 +107,6 @@ static int repl(FILE *out)
     rl_attempted_completion_function = complete;
     rl_completer_word_break_characters = (char *)" \t\n";
     wdb_set_repeat(session, 1);
-    int rc = WDB_OK;
     for (;;) {
         char *line = readline(PROMPT);
         if (!line) {
@@ -117,13 +117,13 @@ static int repl(FILE *out)
         int r = wdb_command(session, line, out);
         free(line);
         if (r == WDB_QUIT) break;
-        rc = r;
     }
     if (matches) {
         for (size_t i = 0; matches[i]; i++) free(matches[i]);
         free(matches);
     }
-    return rc;
+    /* A person at the terminal saw every error: quitting is a success. */
+    return WDB_OK;
 }
 
 /* ---- main --------------------------------------------------------------------------------------- */
