@@ -438,6 +438,11 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
         }
         free(refs);
     }
+    ws_buf_printf(out, DIR, ".size");
+    wb_put_symbol(out, f->name, 0);
+    ws_buf_puts(out, ", .-");
+    wb_put_symbol(out, f->name, 0);
+    ws_buf_puts(out, "\n");
     for (int i = 0; i < f->nblocks; i++) free(L.name[i]);
     free(L.name);
     free(pos);

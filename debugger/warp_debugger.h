@@ -2,10 +2,11 @@
  * runtime and the simulator, as the Warp host ran the array in step mode and read
  * every cell's registers (seed 002, section 5.2).
  *
- * Two parts:
+ * Three parts:
  *   - a DWARF reader (wdb_dwarf_*) for what the toolchain writes (docs/design.md,
  *     section 5): the line table, functions, variables and their locations. It
- *     reads images and objects; warp-objdump uses it too.
+ *     reads images and objects.
+ *   - wdb_objdump(), what warp-objdump prints (binutils' shapes).
  *   - a session (wdb_*): breakpoints, watchpoints, stepping of one cell's source
  *     lines with the whole array in lockstep, clock-by-clock stepping, expressions,
  *     and a gdb-like command interpreter: wdb_command() takes one command line and
@@ -106,6 +107,20 @@ const wdb_func *wdb_func_at(const wdb_dwarf *d, uint32_t addr);
 size_t wdb_line_addrs(const wdb_dwarf *d, const char *file, uint32_t line, uint32_t *addrs, size_t max);
 /* A variable's location at a program address (kind WDB_LOC_NONE if none). */
 wdb_loc wdb_var_loc(const wdb_var *v, uint32_t addr);
+
+/* ---- warp-objdump ----------------------------------------------------------------- */
+
+enum {
+    WDB_DUMP_HEADERS = 1,     /* -h: section headers */
+    WDB_DUMP_SYMBOLS = 2,     /* -t: the symbol table */
+    WDB_DUMP_RELOCS = 4,      /* -r: relocations (with -d: under their bundles) */
+    WDB_DUMP_DISASM = 8,      /* -d: disassembly of the code sections */
+    WDB_DUMP_SOURCE = 16      /* -S: disassembly with source lines from .debug_line */
+};
+
+/* Prints what binutils' objdump prints for those flags, for an object or an
+ * image. -1 with a reason in err (nothing sensible to print). */
+int wdb_objdump(const char *path, unsigned what, FILE *out, char *err, size_t errlen);
 
 /* ---- The session ------------------------------------------------------------------ */
 
