@@ -420,7 +420,7 @@ static int step_done(wdb *d, stepper *st, uint32_t prev, uint32_t pc)
 }
 
 enum { STOP_NONE, STOP_STEP, STOP_BREAK, STOP_WATCH, STOP_DONE, STOP_FAULT, STOP_DEADLOCK, STOP_LIMIT,
-       STOP_INTERRUPT, STOP_HALTED };
+       STOP_INTERRUPT, STOP_HALTED, STOP_FLOW };
 
 static void report_stop(wdb *d, FILE *out, int why, int cell, bpoint *b, const char *was, const char *now,
                         const stepper *st, bpoint *w)
@@ -464,6 +464,11 @@ static void report_stop(wdb *d, FILE *out, int why, int cell, bpoint *b, const c
     case STOP_DEADLOCK:
         fprintf(out, "\nProgram stopped: deadlock at cycle %llu\n%s\n", (unsigned long long)cyc, wsim_message(d->sim));
         break;
+    case STOP_FLOW:
+        /* compile-time flow control (Warp): a cell would have waited for a queue */
+        fprintf(out, "\nProgram stopped at cycle %llu:\n%s\n", (unsigned long long)cyc, wsim_message(d->sim));
+        print_location(d, out, d->sel, 1, 1);
+        break;
     case STOP_LIMIT:
         fprintf(out, "\nProgram stopped: cycle limit %llu reached\n", (unsigned long long)d->max_cycles);
         print_location(d, out, d->sel, 1, 1);
@@ -480,11 +485,12 @@ static void report_stop(wdb *d, FILE *out, int why, int cell, bpoint *b, const c
     }
 }
 
-/* The cell a fault names ("cell K (cid C): ..."), or -1. */
+/* The cell a fault or flow-control report names ("... cell K (cid C): ..."), or -1. */
 static int fault_cell(const char *msg)
 {
+    const char *c = strstr(msg, "cell ");
     int k;
-    return sscanf(msg, "cell %d", &k) == 1 ? k : -1;
+    return c && sscanf(c, "cell %d", &k) == 1 ? k : -1;
 }
 
 int wdb__resumable(wdb *d, FILE *out)
@@ -493,7 +499,8 @@ int wdb__resumable(wdb *d, FILE *out)
     wsim_status s0 = wsim_status_of(d->sim);
     if (s0 != WSIM_RUNNING && s0 != WSIM_CYCLE_LIMIT)
         return wdb__error(out, "The program is not being run: it %s.",
-                          s0 == WSIM_DONE ? "has finished" : s0 == WSIM_FAULT ? "stopped at a fault" : "is deadlocked");
+                          s0 == WSIM_DONE ? "has finished" : s0 == WSIM_FAULT ? "stopped at a fault"
+                          : s0 == WSIM_DEADLOCK ? "is deadlocked" : "stopped at a flow-control violation");
     return WDB_OK;
 }
 
@@ -530,6 +537,7 @@ int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
         if (s == WSIM_DONE) why = STOP_DONE;
         else if (s == WSIM_FAULT) why = STOP_FAULT, cell = fault_cell(wsim_message(d->sim));
         else if (s == WSIM_DEADLOCK) why = STOP_DEADLOCK;
+        else if (s == WSIM_FLOW_BUG) why = STOP_FLOW, cell = fault_cell(wsim_message(d->sim));
         if (why == STOP_NONE) {
             for (int k = 0; k < d->ncells && !b; k++) {
                 if (wsim_cell_issued(d->sim, k) == d->issued[k] || wsim_cell_state_of(d->sim, k) >= WSIM_CELL_HALTED)
