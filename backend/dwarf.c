@@ -812,7 +812,7 @@ int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
                     ws_buf e = {0};
                     loc_expr(&e, &v->r[r]);
                     wd_u16(&loc.b, (unsigned)e.len);
-                    ws_buf_append(&loc.b, e.data, e.len);
+                    if (e.len) ws_buf_append(&loc.b, e.data, e.len);   /* empty: no operation */
                     ws_buf_free(&e);
                 }
                 wd_u32(&loc.b, 0);

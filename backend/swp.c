@@ -848,16 +848,22 @@ static void append(wb_func *f, int block, wb_ins in) { wb_append(f, block, &in);
 
 /* -g: in the pipeline's blocks iterations overlap, so each variable the loop
  * assigns has no one value there; their entries say so (emission's dwarf.c reads
- * it). The loop block itself keeps every assignment's event. */
-static void mark_assigned(wb_func *f, int loop_block, const int *blocks, int n)
+ * it). The loop's own blocks (the header, and the blocks if-conversion merged)
+ * keep every assignment's event. */
+static void mark_assigned(const loop *L, const int *blocks, int n)
 {
-    const wb_block *lb = f->blocks[loop_block];
-    for (int i = -1; i < lb->nins; i++)
-        for (int ev = i < 0 ? lb->dbg_entry : lb->ins[i].dbg; ev; ev = f->dbgev[ev].next) {
-            int var = f->dbgev[ev].var;
-            if (var < 0) continue;
-            for (int k = 0; k < n; k++) wb_chain_dbg(f, &f->blocks[blocks[k]]->dbg_entry, wb_new_dbgev(f, var, WB_DV_NONE, 0, 0));
-        }
+    wb_func *f = L->f;
+    for (int id = 0; id < f->nblocks; id++) {
+        if (id != L->id && !(L->member && id < L->nmember && L->member[id])) continue;
+        const wb_block *lb = f->blocks[id];
+        for (int i = -1; i < lb->nins; i++)
+            for (int ev = i < 0 ? lb->dbg_entry : lb->ins[i].dbg; ev; ev = f->dbgev[ev].next) {
+                int var = f->dbgev[ev].var;
+                if (var < 0) continue;
+                for (int k = 0; k < n; k++)
+                    wb_chain_dbg(f, &f->blocks[blocks[k]]->dbg_entry, wb_new_dbgev(f, var, WB_DV_NONE, 0, 0));
+            }
+    }
 }
 
 /* The kernel's unrolling (modulo variable expansion): the longest lifetime, in IIs. */
@@ -1063,7 +1069,7 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, w
     pb->len = elen;
     pb->fall = POST;
     f->blocks[PRO]->fixed = f->blocks[K]->fixed = f->blocks[EPI]->fixed = 1;
-    mark_assigned(f, L->id, (int[]){PRO, K, EPI}, 3);
+    mark_assigned(L, (int[]){PRO, K, EPI}, 3);
 
     /* after the pipeline: the values the rest of the program reads */
     int nprime = wb_new_vreg(f, 0);
@@ -1133,6 +1139,7 @@ typedef struct nloop {
     int latch;            /* the block whose branch goes back to the header; -1: several */
     uint8_t *in;          /* per block id */
     int inner;            /* contains no other loop */
+    int nin;              /* entries of in: the blocks when the loops were found */
 } nloop;
 
 /* Natural loops: a back edge goes to a block that dominates its source. */
@@ -1181,7 +1188,7 @@ static int find_loops(const wb_func *f, nloop **out)
     for (int oi = 0; oi < f->norder; oi++) {
         int h = f->order[oi];
         if (!reach[h]) continue;
-        nloop L = {h, -1, NULL, 1};
+        nloop L = {h, -1, NULL, 1, nb};
         int latches = 0;
         for (int t = 0; t < nb; t++) {
             int succ[2], n = reach[t] ? wb_succs(f->blocks[t], succ) : 0;
@@ -1525,7 +1532,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
     wb_live *live = wb_liveness(f);
     int id = lp->header;
     loop L = {.f = f, .o = o, .id = id, .exit = f->blocks[lp->latch]->fall, .member = lp->in,
-              .nmember = f->nblocks, .line = nloop_line(f, lp)};
+              .nmember = lp->nin, .line = nloop_line(f, lp)};
     wb_msched ms = {0};
     gbuild B = {0};
     ws_buf tried = {0};

@@ -142,22 +142,22 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-help")) {
             usage(stdout);
-            return 0;
+            goto out;
         } else if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
             printf("warp-dbg 0.1.0 (source-level debugger of the Warp and iWarp arrays)\n");
-            return 0;
+            goto out;
         } else if (!strcmp(a, "-batch") || !strcmp(a, "--batch")) {
             batch = 1;
             quiet = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "-quiet") || !strcmp(a, "--quiet") || !strcmp(a, "-nx")) {
             quiet = 1;
         } else if (!strcmp(a, "-x") || !strcmp(a, "--command")) {
-            if (++i >= argc) return usage_error("missing file after", a);
+            if (++i >= argc) { status = usage_error("missing file after", a); goto out; }
             xfiles[nx++] = argv[i];
         } else if (!strcmp(a, "--in") || !strcmp(a, "--out")) {
-            if (++i >= argc) return usage_error("missing NAME=FILE after", a);
+            if (++i >= argc) { status = usage_error("missing NAME=FILE after", a); goto out; }
             const char *eq = strchr(argv[i], '=');
-            if (!eq || eq == argv[i] || !eq[1]) return usage_error("expected NAME=FILE after", a);
+            if (!eq || eq == argv[i] || !eq[1]) { status = usage_error("expected NAME=FILE after", a); goto out; }
             const char *name = ws_xstrndup(argv[i], (size_t)(eq - argv[i]));
             if (a[2] == 'i') {
                 in_names[nin] = name;
@@ -167,29 +167,30 @@ int main(int argc, char **argv)
                 out_paths[nout++] = eq + 1;
             }
         } else if (!strcmp(a, "--max-cycles")) {
-            if (++i >= argc) return usage_error("missing number after", a);
+            if (++i >= argc) { status = usage_error("missing number after", a); goto out; }
             char *end;
             errno = 0;
             unsigned long long n = strtoull(argv[i], &end, 10);
             if (end == argv[i] || *end || errno || argv[i][0] == '-' || n == 0)
-                return usage_error("--max-cycles wants a positive number, not", argv[i]);
+                { status = usage_error("--max-cycles wants a positive number, not", argv[i]); goto out; }
             max_cycles = n;
         } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option", a);
+            { status = usage_error("unknown option", a); goto out; }
         } else if (image) {
-            return usage_error("more than one image:", a);
+            { status = usage_error("more than one image:", a); goto out; }
         } else {
             image = a;
         }
     }
-    if (!image) return usage_error("no image given", NULL);
+    if (!image) { status = usage_error("no image given", NULL); goto out; }
 
     wdb_options o = {in_names, in_paths, nin, out_names, out_paths, nout, max_cycles};
     char err[1024];
     session = wdb_new(image, &o, err, sizeof err);
     if (!session) {
         fprintf(stderr, "warp-dbg: %s\n", err);
-        return 1;
+        status = 1;
+        goto out;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -218,6 +219,7 @@ int main(int argc, char **argv)
     }
     fflush(stdout);
     wdb_free(session);
+out:
     for (size_t i = 0; i < nin; i++) free((char *)in_names[i]);
     for (size_t i = 0; i < nout; i++) free((char *)out_names[i]);
     free(xfiles);
