@@ -733,11 +733,59 @@ static int info_queues(wdb *d, const char *args, FILE *out)
     return WDB_OK;
 }
 
-/* A channel: the link from a sender (a cell or the host) into one queue. */
+/* iWarp: every logical input channel that holds words (with `all`, also those
+ * linked to an output channel: a pathway, or the W2 connections), with its
+ * words and markers. */
+static int info_logical_channels(wdb *d, const wca *a, int all, FILE *out)
+{
+    int nch = wca_channels(a), hidden = 0;
+    fprintf(out, "Cell  Input channel      Words  Linked to            Words (oldest first)\n");
+    for (int k = 0; k < d->ncells; k++)
+        for (int n = 0; n < nch; n++) {
+            uint32_t w[64];
+            uint8_t tags[64];
+            unsigned cnt = wca_lic_words(a, k, n, w, tags, 64);
+            int link = wca_lic_link(a, k, n);
+            if (!cnt && link < 0) continue;
+            if (!cnt && !all) {
+                hidden++;
+                continue;
+            }
+            char lic[64], loc[64] = "-";
+            wca_lic_name(a, k * nch + n, lic, sizeof lic);
+            if (link >= 0) wca_loc_name(a, k * nch + link, loc, sizeof loc);
+            fprintf(out, "%-5d %-18s %-6u %-20s {", k, lic, cnt, loc);
+            for (unsigned i = 0; i < cnt && i < 64; i++) {
+                ws_buf b = {0};
+                value v = {0};
+                v.kind = V_WORD;
+                v.bits = w[i];
+                wdb__format(&v, 0, &b);
+                ws_buf_append(&b, "", 1);
+                static const char *const marks[16] = {[WT_MARK_MBEGIN] = "message begin", [WT_MARK_MEND] = "message end",
+                                                      [WT_MARK_APP] = "marker", [WT_MARK_PBEGIN] = "pathway begin",
+                                                      [WT_MARK_PEND] = "pathway end"};
+                const char *m = marks[tags[i] & 15];
+                fprintf(out, "%s%s%s%s%s", i ? ", " : "", m ? "<" : "", m ? m : "", m ? " " : "", b.data);
+                if (m) fputc('>', out);
+                ws_buf_free(&b);
+            }
+            fprintf(out, "%s}\n", cnt > 64 ? ", ..." : "");
+        }
+    if (hidden) fprintf(out, "(%d linked channels are empty: \"info channels all\" lists them)\n", hidden);
+    return WDB_OK;
+}
+
+/* A channel: the link from a sender (a cell or the host) into one queue; on
+ * iWarp the communication agents' logical channels. */
 static int info_channels(wdb *d, const char *args, FILE *out)
 {
-    (void)args;
     if (wdb__running(d, out)) return WDB_ERROR;
+    const char *w;
+    size_t n = next_word(&args, &w);
+    if (n && !word_is(w, n, "all")) return wdb__error(out, "info channels takes no argument but \"all\".");
+    const wca *a = wsim_comm(d->sim);
+    if (a) return info_logical_channels(d, a, n != 0, out);
     fprintf(out, "Channel            Into       Waiting  On link  Reserved  Free\n");
     for (int q = 0; q < WT_NQUEUES; q++) {
         int rightward = q < WT_Q_XR;   /* queues from the left are fed by the cell to the left */
@@ -793,7 +841,9 @@ static int info_line(wdb *d, const char *args, FILE *out)
 static const command info_cmds[] = {
     {"breakpoints", "b", info_breakpoints, "info breakpoints", "Breakpoints and watchpoints, with their hit counts."},
     {"cells", NULL, info_cells, "info cells", "Every cell: its pc, state (running, stalled on which queue or unit, halted) and frame."},
-    {"channels", NULL, info_channels, "info channels", "Every link into every queue: words waiting, on the link, reserved, free slots."},
+    {"channels", NULL, info_channels, "info channels [all]",
+     "Warp: every link into every queue (words waiting, on the link, reserved, free slots); iWarp: the logical "
+     "channels that hold words (all: and the linked ones)."},
     {"functions", NULL, info_functions, "info functions", "The program's functions and their addresses."},
     {"line", NULL, info_line, "info line", "The selected cell's source line and its address."},
     {"locals", NULL, info_locals, "info locals", "The variables of the selected cell's function, with their values."},

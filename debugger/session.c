@@ -63,11 +63,22 @@ wdb *wdb_new(const char *image, const wdb_options *opts, char *err, size_t errle
         wrt_image_free(img);
         return NULL;
     }
+    wca_config comm;
+    wca_config_default(&comm);
+    if (opts && ((opts->topology && wca_parse_topology(opts->topology, &comm, e, sizeof e) != 0) ||
+                 (opts->channels && wca_parse_channels(opts->channels, &comm, e, sizeof e) != 0))) {
+        snprintf(err, errlen, "%s", e);
+        wdb_dwarf_free(dw);
+        wrt_image_free(img);
+        return NULL;
+    }
     wdb *d = ws_xcalloc(1, sizeof *d);
     d->image = ws_xstrdup(image);
+    d->comm = comm;
     d->img = img;
     d->dw = dw;
     wrt_sim_program(img, &d->prog);
+    d->prog.comm = &d->comm;
     d->ncells = img->last_cell - img->first_cell + 1;
     d->next_num = 1;
     d->last_bp = -1;

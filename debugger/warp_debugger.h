@@ -132,6 +132,7 @@ typedef struct wdb_options {
     const char *const *out_names, *const *out_paths; /* --out NAME=FILE */
     size_t nout;
     uint64_t max_cycles;                             /* 0: no limit */
+    const char *topology, *channels;                 /* iWarp: as warp-sim's --topology, --channels; NULL: default */
 } wdb_options;
 
 /* Loads the image and its DWARF. NULL with a one-line reason in err. */

@@ -52,6 +52,7 @@ struct wdb {
     char **in_names, **in_paths, **out_names, **out_paths;
     size_t nin, nout;
     uint64_t max_cycles;
+    wca_config comm;          /* iWarp: topology and channels */
     int ncells;
     int sel;                  /* the selected cell */
     bpoint *bps;

@@ -152,6 +152,9 @@ void wsim_cell_wait(const wsim *s, int cell, char *buf, size_t size)
     if (size) buf[0] = 0;
     if (!cell_at(s, cell) || size == 0) return;
     wsim__wait_reason(s, cell, s->cycle, buf, size);
+    /* The report's words for a cell that waits for nothing (it could issue), or
+     * has stopped: not a wait. */
+    if (!strcmp(buf, "cannot issue") || !strncmp(buf, "has ", 4)) buf[0] = 0;
 }
 
 unsigned wsim_cell_return_stack(const wsim *s, int cell, uint32_t *pcs, unsigned max)

@@ -46,6 +46,8 @@ static void usage(FILE *out)
             "  --in NAME=FILE     fill host array NAME from FILE at each run\n"
             "  --out NAME=FILE    write host array NAME to FILE when the program finishes\n"
             "  --max-cycles N     stop a run after N clocks\n"
+            "  --topology T       iWarp: 'linear' (default) or 'torus:WxH', as warp-sim\n"
+            "  --channels R,O     iWarp: reservation and open channels on each bus, as warp-sim\n"
             "  --help, --version\n"
             "\n"
             "Type \"help\" at the (warp-dbg) prompt for the commands.\n");
@@ -137,7 +139,7 @@ int main(int argc, char **argv)
     size_t nx = 0, nin = 0, nout = 0;
     int batch = 0, quiet = 0, status = 0;
     uint64_t max_cycles = 0;
-    const char *image = NULL;
+    const char *image = NULL, *topology = NULL, *channels = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-help")) {
@@ -166,6 +168,13 @@ int main(int argc, char **argv)
                 out_names[nout] = name;
                 out_paths[nout++] = eq + 1;
             }
+        } else if (!strcmp(a, "--topology") || !strcmp(a, "--channels")) {
+            if (++i >= argc) {
+                status = usage_error("missing value after", a);
+                goto out;
+            }
+            if (a[2] == 't') topology = argv[i];
+            else channels = argv[i];
         } else if (!strcmp(a, "--max-cycles")) {
             if (++i >= argc) { status = usage_error("missing number after", a); goto out; }
             char *end;
@@ -184,7 +193,7 @@ int main(int argc, char **argv)
     }
     if (!image) { status = usage_error("no image given", NULL); goto out; }
 
-    wdb_options o = {in_names, in_paths, nin, out_names, out_paths, nout, max_cycles};
+    wdb_options o = {in_names, in_paths, nin, out_names, out_paths, nout, max_cycles, topology, channels};
     char err[1024];
     session = wdb_new(image, &o, err, sizeof err);
     if (!session) {

@@ -353,7 +353,7 @@ static void test_session(void **state)
     compile_w2(WARP_SOURCE_DIR "/examples/polynomial.w2", 0, img);
     const char *in_names[] = {"data", "coeffs"};
     const char *in_paths[] = {WARP_SOURCE_DIR "/examples/polynomial.data", WARP_SOURCE_DIR "/examples/polynomial.coeffs"};
-    wdb_options o = {in_names, in_paths, 2, NULL, NULL, 0, 0};
+    wdb_options o = {in_names, in_paths, 2, NULL, NULL, 0, 0, NULL, NULL};
     char err[256];
     wdb *d = wdb_new(img, &o, err, sizeof err);
     if (!d) fail_msg("%s", err);
