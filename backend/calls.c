@@ -9,7 +9,8 @@
  * the excess) are inlined into their callers with LLVM's always-inline pass, which
  * lowers every chain by the excess. Inlining copies a function at each call site,
  * so a deep call graph that calls each level several times could grow without
- * bound; its size is counted first and such a program is refused with a message.
+ * bound, and a very long chain costs the inliner time quadratic in its length;
+ * both are counted first, and such a program is refused with a message.
  */
 #include "mir.h"
 
@@ -17,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* IR instructions the inlined program may reach: far more than any program
- * memory holds (65536 bundles), so only a runaway expansion is refused. */
+/* IR instructions the inliner may copy, plus those of the inlined program: far
+ * more than any program memory holds (65536 bundles), so only a runaway
+ * expansion is refused (a chain of about 600 functions with a few statements
+ * each still inlines, in a few seconds). */
 enum { INLINE_BUDGET = 1 << 20 };
 
 typedef struct cgraph {
@@ -29,6 +32,7 @@ typedef struct cgraph {
     int *size;         /* instructions */
     int *height;       /* 0 while unknown */
     char *state;       /* 0 unvisited, 1 on the DFS path, 2 done */
+    int *post, npost;  /* the functions, each after the functions it calls */
     wb_ptrmap index;
 } cgraph;
 
@@ -41,6 +45,7 @@ static void cg_free(cgraph *g)
     free(g->size);
     free(g->height);
     free(g->state);
+    free(g->post);
     wb_ptrmap_free(&g->index);
 }
 
@@ -55,6 +60,7 @@ static void cg_build(cgraph *g, LLVMModuleRef m)
     g->size = ws_xcalloc((size_t)g->n + 1, sizeof *g->size);
     g->height = ws_xcalloc((size_t)g->n + 1, sizeof *g->height);
     g->state = ws_xcalloc((size_t)g->n + 1, 1);
+    g->post = ws_xcalloc((size_t)g->n + 1, sizeof *g->post);
     int k = 0;
     for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
         if (!LLVMIsDeclaration(fn)) {
@@ -78,37 +84,69 @@ static void cg_build(cgraph *g, LLVMModuleRef m)
     }
 }
 
-/* Height of function i (1 for a leaf); -1 and an error if a call leads back to it. */
-static int cg_height(wb_module *mod, cgraph *g, int i)
+/* Heights of all functions (1 for a leaf), each after its callees: an explicit
+ * stack rather than recursion, as a program may chain many thousands of
+ * functions. -1 and an error if a call leads back to a function on the path. */
+static int cg_heights(wb_module *mod, cgraph *g)
 {
-    if (g->state[i] == 2) return g->height[i];
-    if (g->state[i] == 1) {
-        size_t len;
-        return wb_error(mod, "function '%s' is recursive: its calls cannot nest on the return stack",
-                        LLVMGetValueName2(g->fn[i], &len));
+    int *stack = ws_xcalloc((size_t)g->n + 1, sizeof *stack);
+    int *next = ws_xcalloc((size_t)g->n + 1, sizeof *next);   /* callee to look at next */
+    int rc = 0;
+    for (int root = 0; root < g->n && rc == 0; root++) {
+        if (g->state[root]) continue;
+        int sp = 0;
+        stack[sp++] = root;
+        g->state[root] = 1;
+        next[root] = 0;
+        while (sp > 0) {
+            int i = stack[sp - 1];
+            if (next[i] < g->ncallees[i]) {
+                int c = g->callees[i][next[i]++];
+                if (g->state[c] == 1) {
+                    size_t len;
+                    rc = wb_error(mod, "function '%s' is recursive: its calls cannot nest on the return stack",
+                                  LLVMGetValueName2(g->fn[c], &len));
+                    break;
+                }
+                if (g->state[c] == 0) {
+                    g->state[c] = 1;
+                    next[c] = 0;
+                    stack[sp++] = c;
+                }
+                continue;
+            }
+            int h = 0;
+            for (int k = 0; k < g->ncallees[i]; k++)
+                if (g->height[g->callees[i][k]] > h) h = g->height[g->callees[i][k]];
+            g->height[i] = h + 1;
+            g->state[i] = 2;
+            g->post[g->npost++] = i;
+            sp--;
+        }
     }
-    g->state[i] = 1;
-    int h = 0;
-    for (int c = 0; c < g->ncallees[i]; c++) {
-        int hc = cg_height(mod, g, g->callees[i][c]);
-        if (hc < 0) return -1;
-        if (hc > h) h = hc;
-    }
-    g->state[i] = 2;
-    return g->height[i] = h + 1;
+    free(stack);
+    free(next);
+    return rc;
 }
 
-/* Instructions of function i once the functions marked in `inl` are inlined into
- * it, capped at the budget (memoised in memo, -1 while unknown). */
-static long cg_inlined_size(const cgraph *g, const char *inl, long *memo, int i)
+/* Instructions of each function once the functions marked in `inl` are inlined
+ * into it, capped just above the budget; callees come first in g->post. Returns
+ * the instructions the inliner copies on the way: it inlines bottom-up, so a
+ * chain of k inlined levels copies about k^2 / 2 functions' worth, capped too. */
+static long cg_inlined_sizes(const cgraph *g, const char *inl, long *size)
 {
-    if (memo[i] >= 0) return memo[i];
-    long s = g->size[i];
-    for (int c = 0; c < g->ncallees[i] && s <= INLINE_BUDGET; c++) {
-        int callee = g->callees[i][c];
-        if (inl[callee]) s += cg_inlined_size(g, inl, memo, callee);
+    long copied = 0;
+    for (int k = 0; k < g->npost; k++) {
+        int i = g->post[k];
+        long s = g->size[i];
+        for (int c = 0; c < g->ncallees[i] && s <= INLINE_BUDGET; c++)
+            if (inl[g->callees[i][c]]) {
+                s += size[g->callees[i][c]];
+                if (copied <= INLINE_BUDGET) copied += size[g->callees[i][c]];
+            }
+        size[i] = s > INLINE_BUDGET ? INLINE_BUDGET + 1 : s;
     }
-    return memo[i] = s > INLINE_BUDGET ? INLINE_BUDGET + 1 : s;
+    return copied;
 }
 
 int wb_limit_call_depth(wb_module *mod, const wt_model *model)
@@ -116,21 +154,17 @@ int wb_limit_call_depth(wb_module *mod, const wt_model *model)
     LLVMValueRef main_fn = LLVMGetNamedFunction(mod->m, "main");
     cgraph g;
     cg_build(&g, mod->m);
-    int rc = 0, entry = wb_ptrmap_get(&g.index, main_fn);
-    int need = entry < 0 ? 0 : cg_height(mod, &g, entry);
+    int rc = cg_heights(mod, &g), entry = wb_ptrmap_get(&g.index, main_fn);
+    int need = entry < 0 ? 0 : g.height[entry];
     int room = (int)model->ret_stack_depth;
-    if (need < 0) rc = -1;
     if (rc == 0 && need > room) {
         int excess = need - room;
         char *inl = ws_xcalloc((size_t)g.n + 1, 1);
-        long *memo = ws_xcalloc((size_t)g.n + 1, sizeof *memo);
-        for (int i = 0; i < g.n; i++) {
-            inl[i] = i != entry && g.height[i] > 0 && g.height[i] <= excess;
-            memo[i] = -1;
-        }
-        long total = 0;
+        long *size = ws_xcalloc((size_t)g.n + 1, sizeof *size);
+        for (int i = 0; i < g.n; i++) inl[i] = i != entry && g.height[i] <= excess;
+        long total = cg_inlined_sizes(&g, inl, size);
         for (int i = 0; i < g.n && total <= INLINE_BUDGET; i++)
-            if (!inl[i]) total += cg_inlined_size(&g, inl, memo, i);
+            if (!inl[i]) total += size[i];
         if (total > INLINE_BUDGET) {
             rc = wb_error(mod,
                           "calls nest %d deep, more than the %d the return stack holds, and inlining the "
@@ -155,7 +189,7 @@ int wb_limit_call_depth(wb_module *mod, const wt_model *model)
             }
         }
         free(inl);
-        free(memo);
+        free(size);
     }
     cg_free(&g);
     return rc;

@@ -1419,9 +1419,9 @@ static int sel_select(isel *S, LLVMValueRef in)
  * truncating back to i32. Such values are pairs of registers, low word and high
  * word, the high word zero-extended from the type's width; the arithmetic of those
  * closed forms is supported (extensions, truncation, add, sub, mul, bitwise
- * operations, shifts by constants, compares, select) and phis (IndVarSimplify
- * widens the induction variable the closed form multiplies), not their use in
- * memory. */
+ * operations, shifts by constants, compares, select), phis (IndVarSimplify
+ * widens the induction variable the closed form multiplies) and 64-bit loads and
+ * stores (an 8-byte memset or memcpy becomes one). */
 
 static int wide_bits(LLVMTypeRef t)
 {
@@ -1575,6 +1575,32 @@ static int sel_wide(isel *S, LLVMValueRef in, LLVMOpcode opc)
             }
         }
         set_wide(S, in, lo, rb < 64 && !is_r0(hi) ? op2(S, WT_OP_AND, hi, wb_imm(hmask, 0)) : hi);
+        return 0;
+    }
+    case LLVMLoad: case LLVMStore: {
+        /* A 64-bit access (instcombine turns an 8-byte memset or memcpy into one):
+         * two words, the low one first (little-endian). */
+        int is_store = opc == LLVMStore;
+        LLVMValueRef v = is_store ? LLVMGetOperand(in, 0) : in, ptr = LLVMGetOperand(in, is_store ? 1 : 0);
+        LLVMTypeRef vt = LLVMTypeOf(v);
+        if (LLVMStoreSizeOfType(S->mod->td, vt) != 8) return unsupported_type(S, vt);
+        int host = LLVMGetPointerAddressSpace(LLVMTypeOf(ptr)) == 1;
+        if (is_store && host) return fail(S, "a store to host memory (host arrays are written only by send)");
+        addr p;
+        if (val_addr(S, ptr, &p) < 0) return -1;
+        addr p4 = addr_add_const(S, p, 4);
+        if (is_store) {
+            if (wide_val(S, v, &al, &ah) < 0) return -1;
+            emit_st(S, p, al);
+            emit_st(S, p4, ah);
+            return 0;
+        }
+        int op = host ? WT_OP_HLD : WT_OP_LD;
+        lo = wb_vreg(wb_new_vreg(S->f, 0));
+        hi = wb_vreg(wb_new_vreg(S->f, 0));
+        emit_ld(S, op, lo, p);
+        emit_ld(S, op, hi, p4);
+        set_wide(S, in, lo, rb < 64 ? op2(S, WT_OP_AND, hi, wb_imm(hmask, 0)) : hi);
         return 0;
     }
     case LLVMICmp: {

@@ -205,20 +205,38 @@ int wb_opnd_eq(wb_opnd a, wb_opnd b)
 
 /* ---- Operations ---------------------------------------------------------------- */
 
+/* Sources and destination of each operation, read once from the signatures of
+ * the machine description: the scheduler asks for them for every pair of
+ * operations it compares. */
+static signed char op_nsrc[WB_NOPCODES], op_dest[WB_NOPCODES];
+static int op_shape_ready;
+
+static void op_shapes(void)
+{
+    for (int op = 0; op < WT_NOPS; op++) {
+        int n = 0;
+        for (const char *p = wt_ops[op].sig; p && *p; p++) {
+            if (*p == 'm') n += 2;
+            else if (strchr("abcskK", *p)) n++;
+        }
+        op_nsrc[op] = (signed char)n;
+        op_dest[op] = wt_ops[op].sig && strchr(wt_ops[op].sig, 'd') != NULL;
+    }
+    op_nsrc[WB_COPY] = 1;
+    op_dest[WB_COPY] = 1;
+    op_shape_ready = 1;
+}
+
 int wb_nsrc(int op)
 {
-    if (op == WB_COPY) return 1;
-    int n = 0;
-    for (const char *p = wt_ops[op].sig; *p; p++) {
-        if (*p == 'm') n += 2;
-        else if (strchr("abcskK", *p)) n++;
-    }
-    return n;
+    if (!op_shape_ready) op_shapes();
+    return op_nsrc[op];
 }
 
 int wb_has_dest(int op)
 {
-    return op == WB_COPY || strchr(wt_ops[op].sig, 'd') != NULL;
+    if (!op_shape_ready) op_shapes();
+    return op_dest[op];
 }
 
 int wb_is_term_op(int op) { return op != WB_COPY && op != WT_OP_NONE && wt_ops[op].uclass == WT_UC_BR; }

@@ -73,10 +73,27 @@ static int rs_overlaps(const rangeset *occ, const rangeset *v)
     return 0;
 }
 
+/* Both sets are sorted: v's pieces are merged in from the back, without sorting
+ * occ again (a register of a long block holds thousands of pieces). */
 static void rs_insert_all(rangeset *occ, const rangeset *v)
 {
-    for (int k = 0; k < v->n; k++) rs_add(occ, v->r[k].s, v->r[k].e);
-    qsort(occ->r, (size_t)occ->n, sizeof *occ->r, cmp_range);
+    int old = occ->n, added = 0;
+    for (int k = 0; k < v->n; k++) added += v->r[k].e > v->r[k].s;
+    if (added == 0) return;
+    if (occ->n + added > occ->cap) {
+        occ->cap = occ->n + added + occ->cap;
+        occ->r = ws_xrealloc(occ->r, sizeof *occ->r * (size_t)occ->cap);
+    }
+    int i = old - 1, j = v->n - 1, out = old + added - 1;
+    while (j >= 0) {
+        if (v->r[j].e <= v->r[j].s) {
+            j--;
+            continue;
+        }
+        if (i >= 0 && cmp_range(&occ->r[i], &v->r[j]) > 0) occ->r[out--] = occ->r[i--];
+        else occ->r[out--] = v->r[j--];
+    }
+    occ->n = old + added;
 }
 
 static int rs_length(const rangeset *rs)

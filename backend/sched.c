@@ -261,6 +261,178 @@ static void pressure_issue(pressure *p, const wb_ins *in)
     }
 }
 
+/* ---- The dependence graph ----------------------------------------------------------
+ *
+ * distance() gives the edge between two operations; comparing every pair costs
+ * n^2 on a long block (a few thousand statements of straight-line code took
+ * minutes). Each operation is compared instead with the few earlier ones that can
+ * constrain it directly: the last definition of each register it reads and
+ * writes and the reads since, the last store to each object it may touch and the
+ * loads since, the previous gate operation, the last one writing any gate, the
+ * last reader of each queue it reads, the last writer of its gate and the last
+ * feed of each queue it reads; the terminator with every operation. Every
+ * pair left out is ordered through those by a path at least as long as its own
+ * distance, so the earliest issue times and the priorities (longest paths) are
+ * the same as with all pairs, and so is the schedule. */
+
+typedef struct chain {
+    int node, next;
+} chain;
+
+typedef struct deps {
+    int *edge_from, *edge_to, *edge_dist;
+    int nedges, cap;
+    int *stamp;                /* per node: the consumer it was last offered to */
+    chain *pool;               /* linked lists of node indices */
+    int npool, pool_cap;
+} deps;
+
+static void offer(deps *D, const node *nodes, int i, int j, int is_term)
+{
+    if (i < 0 || D->stamp[i] == j) return;
+    D->stamp[i] = j;
+    int d = distance(&nodes[i], &nodes[j], is_term);
+    if (d < 0) return;
+    if (D->nedges == D->cap) {
+        D->cap = D->cap ? 2 * D->cap : 256;
+        D->edge_from = ws_xrealloc(D->edge_from, sizeof *D->edge_from * (size_t)D->cap);
+        D->edge_to = ws_xrealloc(D->edge_to, sizeof *D->edge_to * (size_t)D->cap);
+        D->edge_dist = ws_xrealloc(D->edge_dist, sizeof *D->edge_dist * (size_t)D->cap);
+    }
+    D->edge_from[D->nedges] = i;
+    D->edge_to[D->nedges] = j;
+    D->edge_dist[D->nedges++] = d;
+}
+
+static int push_chain(deps *D, int head, int node_index)
+{
+    if (D->npool == D->pool_cap) {
+        D->pool_cap = D->pool_cap ? 2 * D->pool_cap : 256;
+        D->pool = ws_xrealloc(D->pool, sizeof *D->pool * (size_t)D->pool_cap);
+    }
+    D->pool[D->npool] = (chain){node_index, head};
+    return D->npool++;
+}
+
+static void offer_chain(deps *D, const node *nodes, int head, int j, int is_term)
+{
+    for (int c = head; c >= 0; c = D->pool[c].next) offer(D, nodes, D->pool[c].node, j, is_term);
+}
+
+enum { NGATES = WT_OPND_ADDR + 4 };   /* gate, feed and address operands are below */
+
+static void build_edges(const wb_func *f, node *nodes, int n, int has_term)
+{
+    deps D = {0};
+    D.stamp = ws_xcalloc((size_t)n, sizeof *D.stamp);
+    for (int i = 0; i < n; i++) D.stamp[i] = -1;
+    int nv = f->nvregs + 1, nobj = f->nmemobjs + 1;
+    int *last_def = ws_xcalloc((size_t)nv, sizeof *last_def);
+    int *reads = ws_xcalloc((size_t)nv, sizeof *reads);          /* reads since last_def */
+    int *last_store = ws_xcalloc((size_t)nobj, sizeof *last_store);
+    int *loads = ws_xcalloc((size_t)nobj, sizeof *loads);          /* loads since last_store */
+    for (int v = 0; v < nv; v++) last_def[v] = reads[v] = -1;
+    for (int o = 0; o < nobj; o++) last_store[o] = loads[o] = -1;
+    int last_gate_op = -1, last_gate_writer = -1, last_reader[4], last_writer[NGATES];
+    for (int q = 0; q < 4; q++) last_reader[q] = -1;
+    for (int g = 0; g < NGATES; g++) last_writer[g] = -1;
+
+    for (int j = 0; j < n; j++) {
+        node *b = &nodes[j];
+        const wb_ins *in = b->in;
+        int is_term = has_term && j == n - 1;
+        if (is_term) {
+            for (int i = 0; i < j; i++) offer(&D, nodes, i, j, 1);
+            break;
+        }
+        /* Registers: the values read and the one written. */
+        int ns = wb_nsrc(in->op);
+        for (int k = 0; k < ns; k++)
+            if (wb_is_vreg(in->s[k]) && (int)in->s[k].v < nv) offer(&D, nodes, last_def[in->s[k].v], j, 0);
+        int dv = wb_has_dest(in->op) && wb_is_vreg(in->d) && (int)in->d.v < nv ? (int)in->d.v : -1;
+        if (dv >= 0) {
+            offer(&D, nodes, last_def[dv], j, 0);
+            offer_chain(&D, nodes, reads[dv], j, 0);
+        }
+        /* Memory: object 0 may be any object. */
+        int obj = in->memobj >= 0 && in->memobj < nobj ? in->memobj : 0;
+        if (b->mem) {
+            for (int o = 0; o < nobj; o++) {
+                if (obj != 0 && o != 0 && o != obj) continue;
+                offer(&D, nodes, last_store[o], j, 0);
+                if (b->mem == 2) offer_chain(&D, nodes, loads[o], j, 0);
+            }
+        }
+        /* Gates. */
+        if (b->reads || b->wgate >= 0) {
+            offer(&D, nodes, last_gate_op, j, 0);
+            offer(&D, nodes, last_gate_writer, j, 0);
+            for (int q = 0; q < 4; q++)
+                if (b->reads >> q & 1) {
+                    offer(&D, nodes, last_reader[q], j, 0);
+                    offer(&D, nodes, last_writer[WT_OPND_FEED + q], j, 0);
+                }
+            if (b->wgate >= 0 && b->wgate < NGATES) offer(&D, nodes, last_writer[b->wgate], j, 0);
+        }
+
+        /* Now j is the latest of its kinds. */
+        for (int k = 0; k < ns; k++) {
+            int dup = 0;
+            for (int m = 0; m < k; m++) dup |= wb_opnd_eq(in->s[m], in->s[k]);
+            if (!dup && wb_is_vreg(in->s[k]) && (int)in->s[k].v < nv)
+                reads[in->s[k].v] = push_chain(&D, reads[in->s[k].v], j);
+        }
+        if (dv >= 0) {
+            last_def[dv] = j;
+            reads[dv] = -1;
+        }
+        if (b->mem == 1) loads[obj] = push_chain(&D, loads[obj], j);
+        if (b->mem == 2) {
+            last_store[obj] = j;
+            loads[obj] = -1;
+            if (obj == 0)
+                for (int o = 1; o < nobj; o++) loads[o] = -1;   /* ordered before j, which any access follows */
+        }
+        if (b->reads || b->wgate >= 0) last_gate_op = j;
+        if (b->wgate >= 0) {
+            last_gate_writer = j;
+            if (b->wgate < NGATES) last_writer[b->wgate] = j;
+        }
+        for (int q = 0; q < 4; q++)
+            if (b->reads >> q & 1) last_reader[q] = j;
+    }
+
+    int *cnt = ws_xcalloc((size_t)n, sizeof *cnt);
+    for (int e = 0; e < D.nedges; e++) cnt[D.edge_from[e]]++;
+    for (int i = 0; i < n; i++) {
+        nodes[i].succ = ws_xcalloc((size_t)cnt[i] + 1, sizeof(int));
+        nodes[i].dist = ws_xcalloc((size_t)cnt[i] + 1, sizeof(int));
+    }
+    /* Successors in increasing order, as the pairwise loops made them. */
+    for (int e = 0; e < D.nedges; e++) {
+        node *a = &nodes[D.edge_from[e]];
+        int k = a->nsucc++;
+        while (k > 0 && a->succ[k - 1] > D.edge_to[e]) {
+            a->succ[k] = a->succ[k - 1];
+            a->dist[k] = a->dist[k - 1];
+            k--;
+        }
+        a->succ[k] = D.edge_to[e];
+        a->dist[k] = D.edge_dist[e];
+        nodes[D.edge_to[e]].npred++;
+    }
+    free(cnt);
+    free(D.edge_from);
+    free(D.edge_to);
+    free(D.edge_dist);
+    free(D.stamp);
+    free(D.pool);
+    free(last_def);
+    free(reads);
+    free(last_store);
+    free(loads);
+}
+
 static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
 {
     int has_term = b->term.op != WT_OP_NONE;
@@ -279,27 +451,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
         }
     }
 
-    int *cnt = ws_xcalloc((size_t)n, sizeof *cnt);
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < n; i++) {
-            for (int j = i + 1; j < n; j++) {
-                int d = distance(&nodes[i], &nodes[j], has_term && j == n - 1);
-                if (d < 0) continue;
-                if (pass == 0) {
-                    cnt[i]++;
-                } else {
-                    nodes[i].succ[nodes[i].nsucc] = j;
-                    nodes[i].dist[nodes[i].nsucc++] = d;
-                    nodes[j].npred++;
-                }
-            }
-            if (pass == 0) {
-                nodes[i].succ = ws_xcalloc((size_t)cnt[i] + 1, sizeof(int));
-                nodes[i].dist = ws_xcalloc((size_t)cnt[i] + 1, sizeof(int));
-            }
-        }
-    }
-    free(cnt);
+    build_edges(f, nodes, n, has_term);
     for (int i = n - 1; i >= 0; i--) {
         int h = max(nodes[i].lat, nodes[i].ivl);
         for (int k = 0; k < nodes[i].nsucc; k++) h = max(h, nodes[i].dist[k] + nodes[nodes[i].succ[k]].height);
@@ -308,6 +460,11 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
 
     bundle_state st;
     memset(&st, 0, sizeof st);
+    /* The operations whose predecessors have all issued, in program order (the
+     * order breaks ties of priority): only these are looked at each clock. */
+    int *avail = ws_xcalloc((size_t)n, sizeof *avail), navail = 0;
+    for (int i = 0; i < n; i++)
+        if (nodes[i].npred == 0) avail[navail++] = i;
     int left = n;
     for (int t = 0; left > 0; t++) {
         memset(st.used, 0, sizeof st.used);
@@ -318,11 +475,11 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
             /* The best operation that fits, and the best that also keeps the live
              * values under the limit. Over the limit, an operation that adds a live
              * value waits while one that does not is still to come. */
-            int best = -1, best_mop = 0, calm = -1, calm_mop = 0, waiting = 0;
-            for (int i = 0; i < n; i++) {
+            int best = -1, best_mop = 0, calm = -1, calm_mop = 0, waiting = 0, best_at = -1, calm_at = -1;
+            for (int a = 0; a < navail; a++) {
+                int i = avail[a];
                 node *x = &nodes[i];
                 int mop;
-                if (x->done || x->npred > 0) continue;
                 int delta = pressure_delta(pr, x->in);
                 int over = delta > 0 && pr->count + delta > pr->limit;
                 if (!over) waiting = 1;
@@ -330,15 +487,18 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
                 if (best < 0 || x->height > nodes[best].height) {
                     best = i;
                     best_mop = mop;
+                    best_at = a;
                 }
                 if (!over && (calm < 0 || x->height > nodes[calm].height)) {
                     calm = i;
                     calm_mop = mop;
+                    calm_at = a;
                 }
             }
             if (calm >= 0) {
                 best = calm;
                 best_mop = calm_mop;
+                best_at = calm_at;
             } else if (waiting) {
                 best = -1;
             }
@@ -346,13 +506,24 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
             pressure_issue(pr, nodes[best].in);
             place(f, &st, &nodes[best], t, best_mop);
             left--;
+            memmove(&avail[best_at], &avail[best_at + 1], sizeof *avail * (size_t)(navail - best_at - 1));
+            navail--;
             for (int k = 0; k < nodes[best].nsucc; k++) {
-                node *y = &nodes[nodes[best].succ[k]];
-                y->npred--;
+                int yi = nodes[best].succ[k];
+                node *y = &nodes[yi];
                 y->ready = max(y->ready, t + nodes[best].dist[k]);
+                if (--y->npred == 0) {
+                    int at = navail++;
+                    while (at > 0 && avail[at - 1] > yi) {
+                        avail[at] = avail[at - 1];
+                        at--;
+                    }
+                    avail[at] = yi;
+                }
             }
         }
     }
+    free(avail);
 
     for (int i = 0; i < n; i++) {
         const node *x = &nodes[i];

@@ -102,6 +102,8 @@ typedef struct checker {
     w2_func *func;          /* the function being checked */
     int func_id;
     w2_varref **writes;     /* the write set being collected, NULL in the body */
+    int height;             /* of the function being checked (or the body) so far */
+    int deep_reported;      /* calls nesting too deep are reported once a program */
     int in_ext;             /* inside a fourth argument of receive or send */
     int visit_gen;          /* the current leads_back search (w2_func.visit) */
 } checker;
@@ -570,6 +572,12 @@ static void check_call(checker *ck, w2_stmt *s)
     if (sy && sy->func) {
         w2_func *f = sy->func;
         s->func = f;
+        if (f->height + 1 > ck->height) ck->height = f->height + 1;
+        if (f->height + 1 > W2_MAX_CALL_DEPTH && !ck->deep_reported) {
+            w2_error(ck->c, s->callee_loc, "call to '%s' nests calls more than %d deep", s->callee,
+                     W2_MAX_CALL_DEPTH);
+            ck->deep_reported = 1;
+        }
         for (w2_varref *w = f->writes; w; w = w->next) {
             if (w->var->active_loop) loop_var_assigned(ck, s->callee_loc, w->var, f->name, "assign to");
             record_write(ck, w->var);
@@ -657,7 +665,10 @@ static void check_func(checker *ck, w2_func *f, int id)
     ck->func = f;
     ck->func_id = f->id = id;
     ck->writes = &f->writes;
+    ck->height = 1;
     check_stmts(ck, f->body);
+    f->height = ck->height;
+    ck->height = 1;
     ck->locals = NULL;
     ck->func = NULL;
     ck->writes = NULL;

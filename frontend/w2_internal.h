@@ -20,6 +20,11 @@
  * expression tree (long operator chains build deep left spines). */
 #define W2_MAX_NESTING 256
 #define W2_MAX_EXPR_HEIGHT 4096
+/* Functions nested in calls, the body's call included. The machine's return
+ * stack holds 16 and the backend inlines deeper calls; optimisers inline chains
+ * in time quadratic in their length, so a hostile chain of 100000 functions is
+ * refused here rather than compiled for hours. */
+#define W2_MAX_CALL_DEPTH 256
 
 typedef struct w2_loc {
     int line, col;          /* 1-based; col counts bytes */
@@ -215,6 +220,7 @@ struct w2_func {
     int id;
     w2_varref *writes;
     int visit;              /* search mark: does a call to it lead back to the caller? */
+    int height;             /* calls nested in a call of it, itself included (1: calls none) */
     /* lower.c */
     LLVMValueRef fn;
 };
