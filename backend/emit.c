@@ -401,18 +401,24 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
             qsort(refs, (size_t)k, sizeof *refs, cmp_slot);
             /* Line records are emitted with or without -g: a run-time fault must name
              * its source line (w2-language.md), and they cost no program memory.
-             * The position is the earliest operation of the bundle that has one.
-             * A block's first record says it starts a basic block; a record that
+             * The position is the earliest operation of the bundle that has one,
+             * unless the bundle divides: a division by zero names the bundle's line,
+             * which must be the division's. A block's first record says it starts a
+             * basic block; a record that
              * only moves the column within a line is no new statement (is_stmt 0),
              * so the debugger steps and breaks by lines. */
             {
                 const wb_ins *first = NULL;
-                int first_order = 0;
-                for (int i = 0; i < k; i++)
-                    if (refs[i].in->line && (!first || refs[i].order < first_order)) {
+                int first_order = 0, first_faults = 0;
+                for (int i = 0; i < k; i++) {
+                    int faults = wt_ops[refs[i].in->mop].kind == WT_K_DIV;
+                    if (refs[i].in->line && (!first || faults > first_faults ||
+                                             (faults == first_faults && refs[i].order < first_order))) {
                         first = refs[i].in;
                         first_order = refs[i].order;
+                        first_faults = faults;
                     }
+                }
                 int starts_block = c == 0;
                 /* In a pipelined kernel one iteration starts every II bundles: each
                  * start is a statement of its own, told apart by a discriminator
