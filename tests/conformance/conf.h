@@ -28,7 +28,12 @@ static inline void conf_read_float(int argc, char **argv, const char *name, floa
 
 static inline void conf_head(const char *name) { printf("%s:\n", name); }
 static inline void conf_int(int32_t v) { printf("%d\n", (int)v); }
-static inline void conf_float(float v) { printf("%.9g\n", (double)v); }
+/* warp-sim writes every NaN as "nan", whatever its sign. */
+static inline void conf_float(float v)
+{
+    if (v != v) printf("nan\n");
+    else printf("%.9g\n", (double)v);
+}
 
 static inline void conf_ints(const char *name, const int32_t *v, int n)
 {

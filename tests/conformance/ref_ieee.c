@@ -34,6 +34,8 @@ int main(int argc, char **argv)
     r[12] = -3;
     float one = 1.0f + zero;
     memcpy(&r[13], &one, 4);
-    conf_ints(NULL, r, 14);
+    conf_ints("r", r, 14);
+    float nf[3] = {n, n, -n};
+    conf_floats("nf", nf, 3);
     return 0;
 }
