@@ -1380,8 +1380,9 @@ static int ifc_op(ifc *C, const wb_ins *orig, int p, int b, const wb_live *live)
             ifc_emit(C, in);
             return 1;
         }
-    } else if (wt_ops[in.op].kind == WT_K_DIV) {
-        /* a divisor that cannot be 0 when p does not hold */
+    } else if (in.op != WB_COPY && wt_ops[in.op].kind == WT_K_DIV) {
+        /* a divisor that cannot be 0 when p does not hold (WB_COPY is past the
+         * machine's table: reading wt_ops for it was undefined) */
         in.s[1] = wb_vreg(ifc_new(C, orig, WT_OP_SEL, pv, in.s[1], wb_imm(1, 0)));
     } else if (in.op != WB_COPY && wt_ops[in.op].kind != WT_K_PURE && wt_ops[in.op].kind != WT_K_HLOAD) {
         return fail(L, "an operation under a condition that cannot run on both ways");
