@@ -81,13 +81,143 @@ static use_info *count_uses(const wb_func *f)
     return u;
 }
 
-static void fold_receives(wb_block *b, int id, const use_info *u)
+/* Several users of one received word read it from the gate in one bundle, which
+ * dequeues it once: the users must be able to issue together. None may depend on
+ * another (through any operation between them: values, memory, gate order), none
+ * may read that queue itself, nothing between the receive and the last user may
+ * read it, and a user that sends passes the word on (toward the other side: a
+ * bundle that also sends back the way the word came could wait on a full queue
+ * whose reader waits on it). The bundle's gate operations must fit a clock
+ * (iWarp). */
+static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int group)
+{
+    wb_ins *r = &b->ins[i];
+    unsigned gate = r->s[0].v, q = gate - WT_OPND_GATE;
+    int v = (int)r->d.v;
+    int users[WB_MNODE_OPS], nu = 0, last = -1;
+    for (int j = i + 1; j < b->nins; j++) {
+        if (reads_vreg(&b->ins[j], v)) {
+            if (nu == WB_MNODE_OPS) return 0;
+            users[nu++] = j;
+            last = j;
+        }
+        if (wb_has_dest(b->ins[j].op) && wb_opnd_eq(b->ins[j].d, r->d)) break;
+    }
+    /* Users elsewhere (another block, the terminator) still read the register:
+     * then the receive into it joins the bundle too. */
+    int keep = nu != nusers || reads_vreg(&b->term, v);
+    if (nu < (keep ? 1 : 2)) return 0;
+    for (int j = i + 1; j <= last; j++)
+        if (reads_gate(&b->ins[j], gate)) return 0;
+    /* The users' results, and everything computed from them, must not reach
+     * another user; no user may write what another (or anything in between that
+     * a later user depends on) reads or writes, and memory and gates keep order:
+     * so between the first and the last user only operations independent of the
+     * earlier users may run. */
+    uint8_t *tainted = ws_xcalloc((size_t)f->nvregs + 1, 1);
+    int ok = 1, mem = 0;
+    unsigned written = 0;   /* gates the users write: one write of each a bundle */
+    int member[2 * WB_MNODE_OPS], nm = 0;   /* the users, and host feed or address writes among them */
+    for (int j = users[0]; j <= last && ok; j++) {
+        const wb_ins *x = &b->ins[j];
+        int is_user = reads_vreg(x, v), dep = 0;
+        for (int k = 0; k < wb_nsrc(x->op); k++)
+            if (wb_is_vreg(x->s[k]) && tainted[x->s[k].v]) dep = 1;
+        int touches_mem = x->op == WT_OP_LD || x->op == WT_OP_ST;
+        int touches_gate = writes_gate(x) || reads_any_gate(x);
+        /* every user reads the gate once folded: gate operations keep their order,
+         * so none may come between the users, but for a host feed or address
+         * write (part of a send or receive), which joins the bundle */
+        if (!is_user && touches_gate) {
+            int extra = !dep && !reads_any_gate(x) && !wt_opnd_is_gate(x->d.v) && nm < 2 * WB_MNODE_OPS - 1;
+            if (extra) member[nm++] = j;
+            else ok = 0;
+        }
+        if (is_user && nm < 2 * WB_MNODE_OPS) member[nm++] = j;
+        if (is_user && (dep || (touches_mem && mem))) ok = 0;
+        if (is_user || dep) {
+            if (wb_has_dest(x->op) && wb_is_vreg(x->d)) tainted[x->d.v] = 1;
+            mem |= touches_mem;
+        }
+        /* an operation in between that must follow an earlier user: it writes
+         * what that user reads or writes, or touches memory after it (a later
+         * user may depend on it, so the group could never issue) */
+        if (!is_user && !dep) {
+            for (int u = 0; u < nu && users[u] < j; u++) {
+                const wb_ins *y = &b->ins[users[u]];
+                if (wb_has_dest(x->op) && wb_is_vreg(x->d) &&
+                    (reads_vreg(y, (int)x->d.v) || (wb_has_dest(y->op) && wb_opnd_eq(y->d, x->d))))
+                    ok = 0;
+                if (touches_mem && (y->op == WT_OP_LD || y->op == WT_OP_ST)) ok = 0;
+            }
+        }
+        if (is_user && writes_gate(x)) {
+            unsigned w = x->d.v;
+            if (written >> (w - WT_OPND_GATE) & 1) ok = 0;
+            written |= 1u << (w - WT_OPND_GATE);
+            int toward = wt_opnd_is_gate(w) ? (int)(w - WT_OPND_GATE) >> 1
+                       : wt_opnd_is_feed(w) ? (int)(w - WT_OPND_FEED) >> 1 : (int)(w - WT_OPND_ADDR) >> 1;
+            if (toward == (int)(q >> 1)) ok = 0;
+        }
+    }
+    free(tainted);
+    for (int u = 0; u < nu && ok; u++)
+        if (reads_gate(&b->ins[users[u]], gate)) ok = 0;
+    /* One bundle must hold them all: slots per class (a copy takes a crossbar
+     * move or an ALU), its two literal fields, no divide (its unit stays busy). */
+    int used[WT_NUCLASSES] = {0}, copies = keep, nlit = 0;
+    wb_opnd lits[3 * WB_MNODE_OPS];
+    for (int u = 0; u < nm && ok; u++) {
+        const wb_ins *x = &b->ins[member[u]];
+        if (x->op == WB_COPY) copies++;
+        else if (wt_ops[x->op].interval[f->model->id] > 1 || wb_is_term_op(x->op)) ok = 0;
+        else used[wt_ops[x->op].uclass]++;
+        for (int k = 0; k < wb_nsrc(x->op); k++) {
+            if (!wb_is_lit(x->s[k])) continue;
+            int seen = 0;
+            for (int j = 0; j < nlit; j++) seen |= wb_lit_eq(lits[j], x->s[k]);
+            if (!seen) lits[nlit++] = x->s[k];
+        }
+    }
+    for (int c = 1; c < WT_NUCLASSES && ok; c++)
+        if (used[c] > (int)wt_class_slots((wt_unit_class)c)) ok = 0;
+    int spare = (int)wt_class_slots(WT_UC_MV) - used[WT_UC_MV] + (int)wt_class_slots(WT_UC_ALU) - used[WT_UC_ALU];
+    if (copies > spare || nlit > 2) ok = 0;
+    unsigned per_clock = f->model->gate_ops_per_clock;
+    if (ok && per_clock) {
+        unsigned reads = 1u << q;
+        int writes = 0;
+        for (int u = 0; u < nm; u++) {
+            const wb_ins *x = &b->ins[member[u]];
+            for (int k = 0; k < wb_nsrc(x->op); k++)
+                if (x->s[k].kind == WB_O_REG && wt_opnd_is_gate(x->s[k].v)) reads |= 1u << (x->s[k].v - WT_OPND_GATE);
+            writes += writes_gate(x);   /* as the list scheduler counts them */
+        }
+        if (writes + __builtin_popcount(reads) > (int)per_clock) ok = 0;
+    }
+    if (!ok) return 0;
+    for (int u = 0; u < nm; u++) {
+        wb_ins *x = &b->ins[member[u]];
+        for (int k = 0; k < wb_nsrc(x->op); k++)
+            if (wb_opnd_eq(x->s[k], r->d)) x->s[k] = r->s[0];
+        x->bundle_with = group;
+    }
+    if (keep) r->bundle_with = group;
+    else r->op = WT_OP_NONE;
+    return 1;
+}
+
+static void fold_receives(wb_func *f, wb_block *b, int id, const use_info *u, int *groups)
 {
     for (int i = 0; i < b->nins; i++) {
         wb_ins *r = &b->ins[i];
         if (r->op != WB_COPY || r->s[0].kind != WB_O_REG || !wt_opnd_is_gate(r->s[0].v) || !wb_is_vreg(r->d))
             continue;
         const use_info *x = &u[r->d.v];
+        if (x->ndefs == 1 && (x->nusers > 1 || x->use_block != id)) {
+            if (fold_shared_receive(f, b, i, x->nusers, *groups + 1)) ++*groups;
+            continue;
+        }
         if (x->ndefs != 1 || x->nusers != 1 || x->use_block != id) continue;
         int j = x->use_at < 0 ? b->nins : x->use_at;
         if (j <= i) continue;
@@ -165,7 +295,8 @@ static void compact(wb_func *f, wb_block *b)
 void wb_fold_gates(wb_func *f)
 {
     use_info *u = count_uses(f);
-    for (int id = 0; id < f->nblocks; id++) fold_receives(f->blocks[id], id, u);
+    int groups = 0;
+    for (int id = 0; id < f->nblocks; id++) fold_receives(f, f->blocks[id], id, u, &groups);
     free(u);
     /* Receives folded into sends changed who uses what: count again. */
     u = count_uses(f);

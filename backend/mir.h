@@ -49,6 +49,8 @@ typedef struct wb_ins {
     int cycle;            /* after scheduling: issue cycle within the block */
     int dbg;              /* -g: the first debug event after this operation (f->dbgev), 0 none */
     uint32_t dvreg;       /* after allocation: the virtual register the destination was */
+    int bundle_with;      /* operations of a block with the same nonzero number issue in one
+                             bundle: they read one received word straight from its gate */
 } wb_ins;
 
 /* Parallel copies that a phi needs on the edge into succ (lowered by wb_lower_phis). */

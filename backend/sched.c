@@ -36,6 +36,7 @@ typedef struct node {
     int npred, ready, height, done;
     int *succ, *dist;
     int nsucc;
+    int gfirst, gnext;    /* its bundle group: the first member, the next one (-1: none) */
 } node;
 
 static void analyse(const wb_func *f, node *n, wb_ins *in)
@@ -68,6 +69,8 @@ static int distance(const node *a, const node *b, int b_is_term)
 {
     const wb_ins *i = a->in, *j = b->in;
     int d = -1;
+    /* users of one received word issue together (gates.c made sure they can) */
+    if (i->bundle_with && i->bundle_with == j->bundle_with) return -1;
     int idef = wb_has_dest(i->op) && wb_is_vreg(i->d), jdef = wb_has_dest(j->op) && wb_is_vreg(j->d);
     if (idef && reads_vreg(j, i->d)) d = max(d, a->lat);
     if (jdef && reads_vreg(i, j->d)) d = max(d, 0);
@@ -151,7 +154,7 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
     return 0;
 }
 
-static void place(const wb_func *f, bundle_state *st, node *n, int t, int mop)
+static void take(const wb_func *f, bundle_state *st, const node *n, int t, int mop)
 {
     wt_unit_class uc = wt_ops[mop].uclass;
     st->used[uc]++;
@@ -169,9 +172,27 @@ static void place(const wb_func *f, bundle_state *st, node *n, int t, int mop)
         st->busy_from[uc] = t;
         st->busy_until[uc] = t + ivl;
     }
+}
+
+static void place(const wb_func *f, bundle_state *st, node *n, int t, int mop)
+{
+    take(f, st, n, t, mop);
     n->in->cycle = t;
     n->in->mop = (uint16_t)mop;
     n->done = 1;
+}
+
+/* Can every operation of node i's bundle group issue at t, together? */
+static int group_ready(const wb_func *f, const bundle_state *st, const node *nodes, int i, int t)
+{
+    bundle_state tmp = *st;
+    for (int g = nodes[i].gfirst; g >= 0; g = nodes[g].gnext) {
+        const node *x = &nodes[g];
+        int mop;
+        if (x->done || x->npred > 0 || x->ready > t || !fits(f, &tmp, x, t, &mop)) return 0;
+        take(f, &tmp, x, t, mop);
+    }
+    return 1;
 }
 
 static int distinct_literals(const wb_ins *in, int *last)
@@ -433,6 +454,15 @@ static void build_edges(const wb_func *f, node *nodes, int n, int has_term)
     free(loads);
 }
 
+typedef struct gmember { int group, node; } gmember;
+
+static int cmp_gmember(const void *a, const void *b)
+{
+    const gmember *x = a, *y = b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    return (x->node > y->node) - (x->node < y->node);
+}
+
 static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
 {
     int has_term = b->term.op != WT_OP_NONE;
@@ -452,6 +482,19 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
     }
 
     build_edges(f, nodes, n, has_term);
+    /* Bundle groups as lists, in program order. */
+    for (int i = 0; i < n; i++) nodes[i].gfirst = nodes[i].gnext = -1;
+    int ng = 0;
+    gmember *gm = ws_xcalloc((size_t)n + 1, sizeof *gm);
+    for (int i = 0; i < n; i++)
+        if (nodes[i].in->bundle_with) gm[ng++] = (gmember){nodes[i].in->bundle_with, i};
+    qsort(gm, (size_t)ng, sizeof *gm, cmp_gmember);
+    for (int k = 0; k < ng; k++) {
+        int first = k > 0 && gm[k - 1].group == gm[k].group ? nodes[gm[k - 1].node].gfirst : gm[k].node;
+        nodes[gm[k].node].gfirst = first;
+        if (k > 0 && gm[k - 1].group == gm[k].group) nodes[gm[k - 1].node].gnext = gm[k].node;
+    }
+    free(gm);
     for (int i = n - 1; i >= 0; i--) {
         int h = max(nodes[i].lat, nodes[i].ivl);
         for (int k = 0; k < nodes[i].nsucc; k++) h = max(h, nodes[i].dist[k] + nodes[nodes[i].succ[k]].height);
@@ -467,6 +510,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
         if (nodes[i].npred == 0) avail[navail++] = i;
     int left = n;
     for (int t = 0; left > 0; t++) {
+        if (t > 64 * n + 4096) ws_internal_error("the list scheduler cannot place %d operations", left);
         memset(st.used, 0, sizeof st.used);
         st.nlits = 0;
         st.gate_reads = 0;
@@ -480,6 +524,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
                 int i = avail[a];
                 node *x = &nodes[i];
                 int mop;
+                if (x->gfirst >= 0 && !group_ready(f, &st, nodes, i, t)) continue;
                 int delta = pressure_delta(pr, x->in);
                 int over = delta > 0 && pr->count + delta > pr->limit;
                 if (!over) waiting = 1;
@@ -503,22 +548,33 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
                 best = -1;
             }
             if (best < 0) break;
-            pressure_issue(pr, nodes[best].in);
-            place(f, &st, &nodes[best], t, best_mop);
-            left--;
-            memmove(&avail[best_at], &avail[best_at + 1], sizeof *avail * (size_t)(navail - best_at - 1));
-            navail--;
-            for (int k = 0; k < nodes[best].nsucc; k++) {
-                int yi = nodes[best].succ[k];
-                node *y = &nodes[yi];
-                y->ready = max(y->ready, t + nodes[best].dist[k]);
-                if (--y->npred == 0) {
-                    int at = navail++;
-                    while (at > 0 && avail[at - 1] > yi) {
-                        avail[at] = avail[at - 1];
-                        at--;
+            /* users of one received word issue together: the whole group goes */
+            int group = nodes[best].gfirst >= 0;
+            for (int g = group ? nodes[best].gfirst : best; g >= 0; g = group ? nodes[g].gnext : -1) {
+                node *x = &nodes[g];
+                int mop = best_mop;
+                if (group && !fits(f, &st, x, t, &mop)) ws_internal_error("a bundle group does not fit");
+                pressure_issue(pr, x->in);
+                place(f, &st, x, t, mop);
+                left--;
+                int at = g == best && best_at < navail && avail[best_at] == g ? best_at : 0;
+                while (at < navail && avail[at] != g) at++;
+                if (at < navail) {
+                    memmove(&avail[at], &avail[at + 1], sizeof *avail * (size_t)(navail - at - 1));
+                    navail--;
+                }
+                for (int k = 0; k < x->nsucc; k++) {
+                    int yi = x->succ[k];
+                    node *y = &nodes[yi];
+                    y->ready = max(y->ready, t + x->dist[k]);
+                    if (--y->npred == 0) {
+                        int pos = navail++;
+                        while (pos > 0 && avail[pos - 1] > yi) {
+                            avail[pos] = avail[pos - 1];
+                            pos--;
+                        }
+                        avail[pos] = yi;
                     }
-                    avail[at] = yi;
                 }
             }
         }

@@ -438,83 +438,98 @@ static int count_gate_ops(const wb_ins *in)
     return n;
 }
 
-/* Received words read straight from the gate by all their users: returns, per
- * op, the op whose node it joins (itself if none). */
+/* Does op x read value v, only from this iteration? -1 if it does not read it. */
+static int reads_now(const bop *x, int v)
+{
+    int r = -1;
+    for (int k = 0; k < wb_nsrc(x->in.op); k++)
+        if (wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == v) r = (r != 0 && x->dist[k] == 0) ? 1 : 0;
+    return r;
+}
+
+/* A received word read straight from its gate by the users of this iteration that
+ * can share one bundle with each other (a gate is dequeued once a bundle). If
+ * others still need it in a register (the next iteration, after the loop), the
+ * receive into that register joins the bundle too; else it goes. Sets each
+ * fused op's group to the op whose node it joins. */
 static void fuse_gate_reads(loop *L, const uint64_t *live_after)
 {
     for (int i = 0; i < L->nop; i++) {
         bop *r = &L->op[i];
-        if (!r->live || r->in.op != WB_COPY || !is_gate_read(r->in.s[0]) || !wb_is_vreg(r->in.d)) continue;
-        int v = (int)r->in.d.v, users = 0, ok = !wb_bit(live_after, v);
-        for (int u = 1; u < L->nv && ok; u++)
-            if (L->al[u].v && resolve(L, u).v == v) ok = 0;
-        for (int j = 0; j < L->nop && ok; j++) {
+        if (!r->live || r->in.op != WB_COPY || !is_gate_read(r->in.s[0]) || !wb_is_vreg(r->in.d) || r->group != i)
+            continue;
+        int v = (int)r->in.d.v, keep = wb_bit(live_after, v), nf = 0, last = i;
+        for (int u = 1; u < L->nv; u++)
+            if (L->al[u].v && resolve(L, u).v == v) keep = 1;
+        uint8_t *fuse = ws_xcalloc((size_t)L->nop + 1, 1);
+        /* slots the bundle has left: the receive's copy (if it stays) takes a
+         * crossbar move or an ALU, as may any copy */
+        int room[WT_NUCLASSES];
+        for (int c = 0; c < WT_NUCLASSES; c++) room[c] = (int)wt_class_slots((wt_unit_class)c);
+        int flex = room[WT_UC_MV] + room[WT_UC_ALU] - 1;
+        for (int j = 0; j < L->nop; j++) {
             const bop *x = &L->op[j];
-            for (int k = 0; k < wb_nsrc(x->in.op); k++) {
-                if (!wb_is_vreg(x->in.s[k]) || (int)x->in.s[k].v != v) continue;
-                if (!x->live || x->dist[k] != 0 || j <= i) ok = 0;
-                users++;
-                break;
+            int now = reads_now(x, v);
+            if (now < 0) continue;
+            int c = x->in.op == WB_COPY ? -1 : (int)wt_ops[x->in.op].uclass;
+            int fits = c < 0 ? flex > 0 : room[c] > 0 && wt_ops[x->in.op].interval[L->f->model->id] == 1;
+            if (c == WT_UC_MV || c == WT_UC_ALU) fits = fits && flex > 0;
+            if (now == 1 && x->live && j > i && x->group == j && fits && nf + 1 + keep <= WB_MNODE_OPS) {
+                if (c >= 0) room[c]--;
+                if (c < 0 || c == WT_UC_MV || c == WT_UC_ALU) flex--;
+                fuse[j] = 1;
+                nf++;
+                last = j;
+            } else {
+                keep = 1;
             }
         }
-        if (!ok || users == 0 || users > WB_MNODE_OPS) continue;
+        unsigned q = 1u << (r->in.s[0].v - WT_OPND_GATE);
         /* Another read of the same queue between the receive and a user would
          * take the word meant for it. */
-        unsigned q = 1u << (r->in.s[0].v - WT_OPND_GATE);
-        int last = i;
-        for (int j = i + 1; j < L->nop; j++)
-            for (int k = 0; k < wb_nsrc(L->op[j].in.op); k++)
-                if (wb_is_vreg(L->op[j].in.s[k]) && (int)L->op[j].in.s[k].v == v) last = j;
-        for (int j = i + 1; j < last && ok; j++)
-            if (L->op[j].live && (gates_of(&L->op[j].in).reads & q)) ok = 0;
+        for (int j = i + 1; j < last && nf; j++)
+            if (L->op[j].live && !fuse[j] && (gates_of(&L->op[j].in).reads & q)) nf = 0;
         /* Users share a bundle: none may read another's result. */
-        for (int j = i + 1; j <= last && ok; j++) {
+        for (int j = i + 1; j <= last && nf; j++) {
             const bop *x = &L->op[j];
-            int uses = 0;
-            for (int k = 0; k < wb_nsrc(x->in.op); k++) uses |= wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == v;
-            if (!uses) continue;
+            if (!fuse[j]) continue;
             for (int k = 0; k < wb_nsrc(x->in.op); k++) {
                 wb_opnd s = x->in.s[k];
                 if (!is_body_value(L, s) || x->dist[k] != 0 || (int)s.v == v) continue;
-                const bop *d = &L->op[L->def[s.v]];
-                for (int m = 0; m < wb_nsrc(d->in.op); m++)
-                    if (wb_is_vreg(d->in.s[m]) && (int)d->in.s[m].v == v && d->dist[m] == 0) ok = 0;
+                int d = L->def[s.v];
+                for (int m = 0; m < wb_nsrc(L->op[d].in.op); m++)
+                    if (wb_is_vreg(L->op[d].in.s[m]) && (int)L->op[d].in.s[m].v == v && L->op[d].dist[m] == 0) nf = 0;
+                if (fuse[d]) nf = 0;
             }
         }
         /* On iWarp a bundle with more gate operations than a clock takes needs two
          * clocks: keep the receive apart rather than build such a bundle. */
         unsigned per_clock = L->f->model->gate_ops_per_clock;
-        if (per_clock) {
-            unsigned reads = 0;
+        if (per_clock && nf) {
+            unsigned reads = q;
             int writes = 0;
             for (int j = i + 1; j <= last; j++) {
-                const bop *x = &L->op[j];
-                int uses = 0;
-                for (int k = 0; k < wb_nsrc(x->in.op); k++) uses |= wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == v;
-                if (!uses) continue;
-                gate_use g = gates_of(&x->in);
+                if (!fuse[j]) continue;
+                gate_use g = gates_of(&L->op[j].in);
                 reads |= g.reads;
                 writes += g.wcode >= 0 && wt_opnd_is_gate((unsigned)g.wcode);
             }
-            reads |= q;
             for (; reads; reads &= reads - 1) writes++;
-            if (writes > (int)per_clock) ok = 0;
+            if (writes > (int)per_clock) nf = 0;
         }
-        if (!ok) continue;
-        int node = -1;
-        for (int j = i + 1; j < L->nop; j++) {
-            bop *x = &L->op[j];
-            int uses = 0;
-            for (int k = 0; k < wb_nsrc(x->in.op); k++)
-                if (wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == v) {
-                    x->in.s[k] = r->in.s[0];
-                    uses = 1;
-                }
-            if (!uses) continue;
-            if (node < 0) node = j;
-            x->group = node;
+        if (nf) {
+            int node = keep ? i : -1;
+            for (int j = i + 1; j < L->nop; j++) {
+                if (!fuse[j]) continue;
+                bop *x = &L->op[j];
+                for (int k = 0; k < wb_nsrc(x->in.op); k++)
+                    if (wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == v) x->in.s[k] = r->in.s[0];
+                if (node < 0) node = j;
+                x->group = node;
+            }
+            if (!keep) r->live = 0;
         }
-        r->live = 0;
+        free(fuse);
     }
 }
 
@@ -1552,6 +1567,12 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
         for (int i = 0; i < L.nop; i++) {
             L.op[i].group = i;
             L.op[i].reload_for = -1;
+            /* users of one received word that gate folding made read it together */
+            for (int j = 0; j < i && L.op[i].in.bundle_with; j++)
+                if (L.op[j].in.bundle_with == L.op[i].in.bundle_with) {
+                    L.op[i].group = j;
+                    break;
+                }
         }
         strength_reduce(&L);
         mark_live(&L, after);
@@ -1725,4 +1746,26 @@ void wb_swp(wb_func *f, const wb_swp_options *o)
     }
     for (int i = 0; i < nl; i++) free(loops[i].in);
     free(loops);
+    /* A pipelined loop with a known trip count and nothing left over never runs
+     * its original code: it leaves the layout (no bundles, no program memory). */
+    if (f->norder) {
+        uint8_t *reach = ws_xcalloc((size_t)f->nblocks, 1);
+        int *stack = ws_xcalloc((size_t)f->nblocks + 1, sizeof *stack), sp = 0;
+        stack[sp++] = f->order[0];
+        reach[f->order[0]] = 1;
+        while (sp) {
+            int succ[2], b = stack[--sp], n = wb_succs(f->blocks[b], succ);
+            for (int k = 0; k < n; k++)
+                if (!reach[succ[k]]) {
+                    reach[succ[k]] = 1;
+                    stack[sp++] = succ[k];
+                }
+        }
+        int n = 0;
+        for (int i = 0; i < f->norder; i++)
+            if (reach[f->order[i]]) f->order[n++] = f->order[i];
+        f->norder = n;
+        free(reach);
+        free(stack);
+    }
 }

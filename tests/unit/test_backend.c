@@ -967,8 +967,18 @@ static void test_gate_folding(void **state)
         assert_true(bundle_with(s, "iadd @ayr, ", "results") >= 0);
         assert_int_equal(count(s, "mv @yr"), 0);
         assert_int_equal(count(s, "mv @fxl"), 0);
-        /* x goes to two users, so it is moved to a register once (and coeff once). */
-        assert_int_equal(count(s, "@xl"), 2);
+        /* x goes to two users, which read it straight from @xl in one bundle (one
+         * dequeue): the multiply and the pass-on; coeff is moved to a register. On
+         * iWarp that bundle would have four gate operations and take two clocks:
+         * x is moved to a register once instead. */
+        if (mi == 0) {
+            int fm = bundle_with(s, "fmul ", "@xl");
+            assert_true(fm >= 0);
+            assert_int_equal(bundle_with(s, "mv @xr, @xl", NULL), fm);
+            assert_int_equal(count(s, "@xl"), 3);
+        } else {
+            assert_int_equal(count(s, "@xl"), 2);
+        }
         assert_rules(s, models[mi]);
         free(s);
     }
@@ -988,9 +998,10 @@ static void test_latency_between_def_and_use(void **state)
         /* The host feed completes before the queue it feeds is read. */
         int feed = bundle_with(s, "hld @fxl", NULL), rd = bundle_with_from(s, feed, "@xl");
         assert_true(feed >= 0 && rd - feed >= wt_ops[WT_OP_HLD].latency[m->id]);
-        /* A receive issues strictly after a send that came before it. */
+        /* y is received before x is sent on: the two may share a bundle (a
+         * receive that came first may move later, never earlier). */
         int send = bundle_with(s, "mv @xr, ", NULL), ry = bundle_with(s, "@yl", NULL);
-        assert_true(send >= 0 && ry > send);
+        assert_true(send >= 0 && ry >= send);
         /* The branch waits for the send of the sum to complete. */
         int br = bundle_with(s, "bnz ", NULL) >= 0 ? bundle_with(s, "bnz ", NULL) : bundle_with(s, "bz ", NULL);
         assert_true(br - fa >= wt_ops[WT_OP_FADD].latency[m->id] - 1);
