@@ -206,6 +206,10 @@ static int iv_step(const loop *L, int x, int32_t *step)
     for (int k = 0; k < 2; k++) {
         wb_opnd a = d->in.s[k], c = d->in.s[1 - k];
         if (d->in.op == WT_OP_ISUB && k == 1) break;
+        /* a literal moved to a register before the loop is still that literal */
+        if (wb_is_vreg(c))
+            for (int j = 0; j < L->nhz; j++)
+                if (L->hz[j].v == (int)c.v) c = L->hz[j].lit;
         if (!wb_is_vreg(a) || (int)a.v != x || d->dist[k] != 1 || c.kind != WB_O_IMM || c.isfloat) continue;
         int32_t v = (int32_t)c.v;
         *step = d->in.op == WT_OP_ISUB ? -v : v;
@@ -391,6 +395,58 @@ static void edge(gbuild *b, int from, int to, int lat, int dist)
 
 static int op_latency(const loop *L, const wb_ins *in) { return wb_latency(L->f, in->op); }
 
+/* The address of a load or store as IV(t - k) + offset: an induction variable of
+ * the body (read k iterations back) plus a literal (sym + off) or one invariant
+ * register (inv). 0 if it is not of that form. */
+typedef struct maddr {
+    int iv, k, inv;
+    int32_t step, off;
+    const char *sym;
+} maddr;
+
+static int mem_addr(const loop *L, const bop *x, maddr *m)
+{
+    for (int k = 0; k < 2; k++) {
+        wb_opnd a = x->in.s[k], o = x->in.s[1 - k];
+        memset(m, 0, sizeof *m);
+        if (!is_body_value(L, a) || is_body_value(L, o) || !iv_step(L, (int)a.v, &m->step) || m->step == 0) continue;
+        m->iv = (int)a.v;
+        m->k = x->dist[k];
+        if (wb_is_vreg(o))
+            for (int j = 0; j < L->nhz; j++)
+                if (L->hz[j].v == (int)o.v) o = L->hz[j].lit;
+        if (o.kind == WB_O_REG && o.v == WT_OPND_R0) return 1;
+        if (o.kind == WB_O_IMM) {
+            m->off = (int32_t)o.v;
+            return 1;
+        }
+        if (o.kind == WB_O_SYM) {
+            m->sym = o.sym;
+            m->off = o.addend;
+            return 1;
+        }
+        if (wb_is_vreg(o)) {
+            m->inv = (int)o.v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The iteration distance d at which a (iteration t) and b (iteration t + d) touch
+ * the same word: 1 and d if they ever do, 0 if they never do, -1 if unknown. */
+static int mem_distance(const loop *L, const bop *x, const bop *y, int *d)
+{
+    maddr a, b;
+    if (!mem_addr(L, x, &a) || !mem_addr(L, y, &b) || a.iv != b.iv || a.inv != b.inv) return -1;
+    if ((a.sym == NULL) != (b.sym == NULL) || (a.sym && strcmp(a.sym, b.sym) != 0)) return -1;
+    /* step*(t - ka) + off_a = step*(t + d - kb) + off_b */
+    int64_t num = (int64_t)a.off - b.off;
+    if (num % a.step != 0) return 0;
+    *d = (int)(num / a.step) + b.k - a.k;
+    return 1;
+}
+
 /* Ordering of two operations a before b (program order) of one iteration, and of
  * b before a of the next. */
 static void order_pair(const loop *L, gbuild *B, const bop *x, const bop *y)
@@ -425,8 +481,18 @@ static void order_pair(const loop *L, gbuild *B, const bop *x, const bop *y)
     if (ma && mb && (ma == 2 || mb == 2) && (a->memobj == 0 || b->memobj == 0 || a->memobj == b->memobj)) {
         int ab = ma == 2 && mb == 1 ? la : ma == 2 && mb == 2 ? 1 : 0;
         int ba = mb == 2 && ma == 1 ? lb : mb == 2 && ma == 2 ? 1 : 0;
-        edge(B, na, nb, ab, 0);
-        edge(B, nb, na, ba, 1);
+        /* Addresses stepped by one induction variable: only the iterations whose
+         * words coincide are ordered (c[i] loaded and stored again is no
+         * recurrence across iterations). */
+        int d, known = mem_distance(L, x, y, &d);
+        if (known > 0 && d >= 0) {
+            edge(B, na, nb, ab, d);
+        } else if (known > 0) {
+            edge(B, nb, na, ba, -d);
+        } else if (known < 0) {
+            edge(B, na, nb, ab, 0);
+            edge(B, nb, na, ba, 1);
+        }
     }
 }
 
