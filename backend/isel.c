@@ -1185,7 +1185,23 @@ static int sel_call(isel *S, LLVMValueRef in)
         }
         if (!strcmp(name, "w2.idiv") || !strcmp(name, "w2.imod")) {
             if (arg_val(S, in, 0, &a) < 0 || arg_val(S, in, 1, &b) < 0) return -1;
-            set_val(S, in, op2(S, name[4] == 'd' ? WT_OP_IDIV : WT_OP_IMOD, a, b));
+            int div = name[4] == 'd';
+            if (b.kind == WB_O_IMM && !b.isfloat && b.v > 1 && b.v <= 0x40000000u && (b.v & (b.v - 1)) == 0) {
+                /* By 2^k: no divider (6 clocks, not pipelined) but shifts. Rounding
+                 * toward zero: a negative dividend gets 2^k - 1 added first. */
+                int k = __builtin_ctz(b.v);
+                wb_opnd sign = op2(S, WT_OP_SRA, a, wb_imm(31, 0));
+                wb_opnd bias = op2(S, WT_OP_SHR, sign, wb_imm((uint32_t)(32 - k), 0));
+                wb_opnd t = op2(S, WT_OP_IADD, a, bias);
+                if (div) set_val(S, in, op2(S, WT_OP_SRA, t, wb_imm((uint32_t)k, 0)));
+                else set_val(S, in, op2(S, WT_OP_ISUB, a, op2(S, WT_OP_AND, t, wb_imm(~(b.v - 1), 0))));
+                return 0;
+            }
+            if (b.kind == WB_O_IMM && !b.isfloat && b.v == 1) {
+                set_val(S, in, div ? a : wb_reg(WT_OPND_R0));
+                return 0;
+            }
+            set_val(S, in, op2(S, div ? WT_OP_IDIV : WT_OP_IMOD, a, b));
             return 0;
         }
         return fail(S, "unsupported call to '%s'", name);

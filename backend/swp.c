@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_BODY = 160, MAX_UNROLL = 16, MAX_II = 64 };
+enum { MAX_BODY = 160, MAX_UNROLL = 16, MAX_II = 64, MAX_DIST = 8 };
 
 typedef struct bop {
     wb_ins in;            /* sources: body values, invariants, gates */
@@ -71,7 +71,9 @@ typedef struct loop {
     int nop;
     int *def;             /* per vreg: its defining op, -1 if none in the body */
     alias *al;            /* per vreg defined by an eliminated copy: what it reads */
-    int *init;            /* per body value read from the previous iteration: its value before the loop */
+    int *init;            /* per body value v and distance d (1..MAX_DIST): the register that holds
+                             v of iteration -d before the loop (INIT(L, v, d)); negative: a
+                             vreg made here, not a name of the body; 0: none */
     wb_ins *einit;        /* entry-block operations computing some of those */
     int neinit;
     /* the induction variable of the exit test */
@@ -90,6 +92,8 @@ typedef struct loop {
 } loop;
 
 static int is_body_value(const loop *L, wb_opnd o) { return wb_is_vreg(o) && (int)o.v < L->nv && L->def[o.v] >= 0; }
+
+#define INIT(L, v, d) ((L)->init[(size_t)(v) * (MAX_DIST + 1) + (size_t)(d)])
 
 static int is_gate_read(wb_opnd o) { return o.kind == WB_O_REG && wt_opnd_is_gate(o.v); }
 
@@ -116,7 +120,7 @@ static int read_body(loop *L)
     if (b->nins > MAX_BODY) return fail(L, "the body is too long to pipeline");
     L->def = ws_xcalloc((size_t)L->nv, sizeof *L->def);
     L->al = ws_xcalloc((size_t)L->nv, sizeof *L->al);
-    L->init = ws_xcalloc((size_t)L->nv, sizeof *L->init);
+    L->init = ws_xcalloc((size_t)L->nv * (MAX_DIST + 1), sizeof *L->init);
     for (int v = 0; v < L->nv; v++) L->def[v] = -1;
     for (int i = 0; i < b->nins; i++) {
         const wb_ins *in = &b->ins[i];
@@ -127,56 +131,48 @@ static int read_body(loop *L)
     }
     L->opcap = b->nins + 1;
     L->op = ws_xcalloc((size_t)L->opcap, sizeof *L->op);
+    /* Each read of a register of the body is of this iteration's value (it was
+     * written before) or the previous one's; a copy between registers of the body
+     * goes, its readers reading its source. */
     for (int i = 0; i < b->nins; i++) {
         bop *x = &L->op[L->nop];
         x->in = b->ins[i];
-        int drop = 0;
-        for (int k = 0; k < wb_nsrc(x->in.op); k++) {
-            wb_opnd s = x->in.s[k];
-            if (!is_body_value(L, s)) continue;
-            int v = (int)s.v, d = L->def[v] < i ? 0 : 1;
-            if (d == 1) {
-                /* Iteration 0 reads what the register held before the loop. */
-                if (L->al[v].v) {
-                    /* v is an eliminated copy defined later: the copy's source,
-                     * one iteration further back. */
-                    int w = L->al[v].v, dw = L->al[v].dist + 1;
-                    if (dw > 1) return fail(L, "a value crosses two iterations");
-                    if (L->init[w] && L->init[w] != v) return fail(L, "a value enters the loop in two registers");
-                    L->init[w] = v;
-                    v = w;
-                } else {
-                    if (L->init[v] && L->init[v] != v) return fail(L, "a value enters the loop in two registers");
-                    L->init[v] = v;
-                }
-            } else if (L->al[v].v) {
-                d = L->al[v].dist;
-                v = L->al[v].v;
-            }
-            x->in.s[k].v = (uint32_t)v;
-            x->dist[k] = d;
-        }
-        /* A copy between body values: later reads go to its source. */
-        if (x->in.op == WB_COPY && wb_is_vreg(x->in.d) && is_body_value(L, b->ins[i].s[0])) {
+        for (int k = 0; k < wb_nsrc(x->in.op); k++)
+            if (is_body_value(L, x->in.s[k])) x->dist[k] = L->def[x->in.s[k].v] < i ? 0 : 1;
+        if (x->in.op == WB_COPY && wb_is_vreg(x->in.d) && is_body_value(L, x->in.s[0])) {
             L->al[x->in.d.v] = (alias){(int)x->in.s[0].v, x->dist[0]};
-            drop = 1;
+            continue;
         }
-        if (!drop) L->op[L->nop++] = *x;
+        L->nop++;
     }
-    /* A copy read before it is defined (a phi) resolved above only if its alias
-     * was known; reads that met it first were resolved to the copy itself. */
+    /* Every read now names the value it reads and how many iterations back: the
+     * chain of copies through the registers r0 <- r1 <- ... <- v, each link read
+     * d_i iterations back. A link read one back reads, in iteration 0, what its
+     * register held before the loop: v of iteration -(d_i + the links after it). */
     for (int i = 0; i < L->nop; i++)
         for (int k = 0; k < wb_nsrc(L->op[i].in.op); k++) {
             wb_opnd *s = &L->op[i].in.s[k];
-            if (!is_body_value(L, *s) || !L->al[s->v].v) continue;
-            int v = (int)s->v, w = L->al[v].v, d = L->op[i].dist[k] + L->al[v].dist;
-            if (d > 1) return fail(L, "a value crosses two iterations");
-            if (d == 1) {
-                if (L->init[w] && L->init[w] != v) return fail(L, "a value enters the loop in two registers");
-                L->init[w] = v;
+            if (!is_body_value(L, *s)) continue;
+            int reg[MAX_DIST + 2], dist[MAX_DIST + 2], n = 0, total = 0;
+            int v = (int)s->v, d = L->op[i].dist[k];
+            for (;;) {
+                if (n == MAX_DIST + 1) return fail(L, "a chain of copies too long");
+                reg[n] = v;
+                dist[n++] = d;
+                total += d;
+                if (!L->al[v].v) break;
+                d = L->al[v].dist;
+                v = L->al[v].v;
             }
-            s->v = (uint32_t)w;
-            L->op[i].dist[k] = d;
+            if (total > MAX_DIST) return fail(L, "a value crosses too many iterations");
+            for (int j = 0, after = total; j < n; after -= dist[j], j++) {
+                if (dist[j] != 1) continue;
+                int *slot = &INIT(L, v, after);
+                if (*slot && *slot != reg[j]) return fail(L, "a value enters the loop in two registers");
+                *slot = reg[j];
+            }
+            s->v = (uint32_t)v;
+            L->op[i].dist[k] = total;
         }
     /* Definitions by position in the new list. */
     for (int v = 0; v < L->nv; v++) L->def[v] = -1;
@@ -213,7 +209,7 @@ static int iv_step(const loop *L, int x, int32_t *step)
         if (!wb_is_vreg(a) || (int)a.v != x || d->dist[k] != 1 || c.kind != WB_O_IMM || c.isfloat) continue;
         int32_t v = (int32_t)c.v;
         *step = d->in.op == WT_OP_ISUB ? -v : v;
-        return L->init[x] != 0;
+        return INIT(L, x, 1) != 0;
     }
     return 0;
 }
@@ -235,7 +231,7 @@ static int read_exit_test(loop *L)
         if (!iv_step(L, (int)a.v, &step) || (step != 1 && step != -1)) continue;
         L->iv = (int)a.v;
         L->iv_step = step;
-        L->iv_init = L->init[a.v];
+        L->iv_init = INIT(L, a.v, 1);
         L->test_dist = t->dist[k];
         L->bound = o;
         return 1;
@@ -277,13 +273,14 @@ static void strength_reduce(loop *L)
         /* a of iteration -1 = f(iv before the loop) - d*astep */
         int a = (int)x->in.d.v;
         int t = wb_new_vreg(L->f, 0);
-        add_einit(L, mk(x->in.op, wb_vreg(t), wb_vreg(L->init[iv]), x->in.s[1 - k]));
+        add_einit(L, mk(x->in.op, wb_vreg(t), wb_vreg(INIT(L, iv, 1)), x->in.s[1 - k]));
         int start = t;
         if (d) {
             start = wb_new_vreg(L->f, 0);
             add_einit(L, mk(WT_OP_ISUB, wb_vreg(start), wb_vreg(t), wb_imm((uint32_t)astep, 0)));
         }
-        L->init[a] = -start;   /* negative: a vreg made here, not a name of the body */
+        for (int j = 1; j <= MAX_DIST; j++) INIT(L, a, j) = 0;
+        INIT(L, a, 1) = -start;   /* negative: a vreg made here, not a name of the body */
         x->in = mk(WT_OP_IADD, wb_vreg(a), wb_vreg(a), wb_imm((uint32_t)astep, 0));
         x->in.line = L->body->nins ? L->body->ins[0].line : L->body->term.line;
         x->dist[0] = 1;
@@ -739,11 +736,11 @@ static int add_value(loop *L, uint64_t **after)
     int v = wb_new_vreg(L->f, 0), nv = L->f->nvregs;
     L->def = ws_xrealloc(L->def, sizeof *L->def * (size_t)nv);
     L->al = ws_xrealloc(L->al, sizeof *L->al * (size_t)nv);
-    L->init = ws_xrealloc(L->init, sizeof *L->init * (size_t)nv);
+    L->init = ws_xrealloc(L->init, sizeof *L->init * (size_t)nv * (MAX_DIST + 1));
     for (int i = L->nv; i < nv; i++) {
         L->def[i] = -1;
         L->al[i] = (alias){0, 0};
-        L->init[i] = 0;
+        for (int j = 0; j <= MAX_DIST; j++) INIT(L, i, j) = 0;
     }
     size_t wo = ((size_t)L->nv + 63) / 64, wn = ((size_t)nv + 63) / 64;
     if (wn > wo) {
@@ -967,6 +964,10 @@ static int unroll_factor(const loop *L, int ii)
         int need = (end - x->time + ii - 1) / ii;
         if (need > u) u = need;
     }
+    /* the values of the d iterations before the loop are all there at its start */
+    for (int i = 0; i < L->nop; i++)
+        for (int k = 0; L->op[i].live && k < wb_nsrc(L->op[i].in.op); k++)
+            if (is_body_value(L, L->op[i].in.s[k]) && L->op[i].dist[k] > u) u = L->op[i].dist[k];
     return u;
 }
 
@@ -1087,11 +1088,12 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, w
         append(f, E, mk(WT_OP_IDIVU, wb_vreg(m), wb_vreg(over), wb_imm((uint32_t)u, 0)));
         append(f, E, mk(WT_OP_IMODU, wb_vreg(r), wb_vreg(over), wb_imm((uint32_t)u, 0)));
     }
-    for (int v = 1; v < L->nv; v++) {
-        if (!G.names[v] || !L->init[v]) continue;
-        int from = L->init[v] > 0 ? L->init[v] : -L->init[v];
-        append(f, E2, mk(WB_COPY, wb_vreg(name_of(&G, v, -1)), wb_vreg(from), (wb_opnd){0}));
-    }
+    for (int v = 1; v < L->nv; v++)
+        for (int j = 1; j <= MAX_DIST; j++) {
+            if (!G.names[v] || !INIT(L, v, j)) continue;
+            int from = INIT(L, v, j) > 0 ? INIT(L, v, j) : -INIT(L, v, j);
+            append(f, E2, mk(WB_COPY, wb_vreg(name_of(&G, v, -j)), wb_vreg(from), (wb_opnd){0}));
+        }
     for (int e = 0; e < 2; e++)
         for (int i = e ? 0 : e_from; i < f->blocks[e ? E2 : E]->nins; i++) {
             if (e && E2 == E) break;
@@ -1318,7 +1320,10 @@ static int find_loops(const wb_func *f, nloop **out)
 static unsigned nloop_line(const wb_func *f, const nloop *lp)
 {
     if (lp->latch >= 0 && f->blocks[lp->latch]->term.line) return f->blocks[lp->latch]->term.line;
-    return loop_line(f->blocks[lp->header]);
+    unsigned line = loop_line(f->blocks[lp->header]);
+    for (int id = 0; !line && id < f->nblocks; id++)
+        if (lp->in[id]) line = loop_line(f->blocks[id]);
+    return line;
 }
 
 /* ---- If-conversion ------------------------------------------------------------------- */
