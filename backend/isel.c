@@ -1054,7 +1054,9 @@ static int sel_mem_intrinsic(isel *S, LLVMValueRef call, int is_copy)
     }
     emit(S, WT_OP_IADD, p, p, wb_imm((uint32_t)unit, 0), none());
     if (is_copy) emit(S, WT_OP_IADD, q, q, wb_imm((uint32_t)unit, 0), none());
-    wb_opnd more = op2(S, WT_OP_ILTU, p, end);
+    /* p meets end exactly (len is a multiple of the unit): a counted loop, which
+     * the pipeliner takes */
+    wb_opnd more = op2(S, WT_OP_INE, p, end);
     set_term(S, WT_OP_BNZ, more, loop);
     f->blocks[loop]->fall = done;
     wb_place_block(f, done);

@@ -78,6 +78,7 @@ typedef struct loop {
     int neinit;
     /* the induction variable of the exit test */
     int iv, iv_step, iv_init, bound_is_vreg;
+    int iv_shift;         /* |iv_step| = 1 << iv_shift */
     wb_opnd bound;
     int test_dist;
     const char *why;      /* why not pipelined */
@@ -228,15 +229,21 @@ static int read_exit_test(loop *L)
         wb_opnd a = t->in.s[k], o = t->in.s[1 - k];
         if (!is_body_value(L, a) || is_body_value(L, o)) continue;
         int32_t step;
-        if (!iv_step(L, (int)a.v, &step) || (step != 1 && step != -1)) continue;
+        /* stepped by a power of two (a pointer walking words, too): the trip count
+         * is the distance shifted */
+        uint32_t mag;
+        if (!iv_step(L, (int)a.v, &step) || (mag = step < 0 ? 0u - (uint32_t)step : (uint32_t)step) == 0 ||
+            (mag & (mag - 1)) || mag > 0x40000000u)
+            continue;
         L->iv = (int)a.v;
         L->iv_step = step;
+        L->iv_shift = __builtin_ctz(mag);
         L->iv_init = INIT(L, a.v, 1);
         L->test_dist = t->dist[k];
         L->bound = o;
         return 1;
     }
-    return fail(L, "not a counted loop (no induction variable stepped by 1 against a loop-invariant bound)");
+    return fail(L, "not a counted loop (no induction variable stepped by a power of two against a loop-invariant bound)");
 }
 
 /* ---- Rewriting the body ------------------------------------------------------------ */
@@ -1006,7 +1013,9 @@ static void trip_count(loop *L)
 {
     int32_t init, bound;
     if (!constant_of(L, wb_vreg(L->iv_init), &init) || !constant_of(L, L->bound, &bound)) return;
-    int64_t n = (L->iv_step > 0 ? (int64_t)bound - init : (int64_t)init - bound) + L->test_dist;
+    int64_t diff = L->iv_step > 0 ? (int64_t)bound - init : (int64_t)init - bound;
+    if (diff % ((int64_t)1 << L->iv_shift) != 0) return;
+    int64_t n = diff / ((int64_t)1 << L->iv_shift) + L->test_dist;
     if (n < 1 || n > INT32_MAX) return;
     L->const_n = 1;
     L->n = (int32_t)n;
@@ -1076,6 +1085,11 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, w
         append(f, E, mk(WB_COPY, wb_vreg(r), wb_imm((uint32_t)((L->n - S + 1) % u), 0), (wb_opnd){0}));
     } else {
         append(f, E, L->iv_step > 0 ? mk(WT_OP_ISUB, wb_vreg(diff), L->bound, init) : mk(WT_OP_ISUB, wb_vreg(diff), init, L->bound));
+        if (L->iv_shift) {
+            int steps = wb_new_vreg(f, 0);
+            append(f, E, mk(WT_OP_SRA, wb_vreg(steps), wb_vreg(diff), wb_imm((uint32_t)L->iv_shift, 0)));
+            diff = steps;
+        }
         append(f, E, mk(WT_OP_IADD, wb_vreg(N), wb_vreg(diff), wb_imm((uint32_t)L->test_dist, 0)));
         append(f, E, mk(WT_OP_ILTU, wb_vreg(small), wb_vreg(N), wb_imm((uint32_t)nmin, 0)));
         append(f, E, mk(WT_OP_ISUB, wb_vreg(over), wb_vreg(N), wb_imm((uint32_t)(S - 1), 0)));
@@ -1165,6 +1179,11 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, w
             if (a.dist) {
                 t = wb_new_vreg(f, 0);
                 append(f, POST, mk(WT_OP_ISUB, wb_vreg(t), wb_vreg(nprime), wb_imm((uint32_t)a.dist, 0)));
+            }
+            if (L->iv_shift) {
+                int scaled = wb_new_vreg(f, 0);
+                append(f, POST, mk(WT_OP_SHL, wb_vreg(scaled), wb_vreg(t), wb_imm((uint32_t)L->iv_shift, 0)));
+                t = scaled;
             }
             append(f, POST, mk(L->iv_step > 0 ? WT_OP_IADD : WT_OP_ISUB, wb_vreg(y), init, wb_vreg(t)));
         } else {
