@@ -89,78 +89,117 @@ static use_info *count_uses(const wb_func *f)
  * bundle that also sends back the way the word came could wait on a full queue
  * whose reader waits on it). The bundle's gate operations must fit a clock
  * (iWarp). */
+/* Moves up to just after the receive at i the users of its word that can go
+ * there: ones that touch no gate and no memory, and neither read what the
+ * operations they pass write nor write what those read or write. Then they can
+ * read the word from the gate in the receive's own place in the gate order. */
+static void hoist_users(wb_block *b, int i, int v)
+{
+    int to = i + 1;
+    for (int j = i + 1; j < b->nins; j++) {
+        wb_ins *u = &b->ins[j];
+        if (wb_has_dest(u->op) && wb_is_vreg(u->d) && (int)u->d.v == v) break;
+        if (!reads_vreg(u, v) || j == to) {
+            if (j == to && reads_vreg(u, v)) to++;
+            continue;
+        }
+        int ok = !writes_gate(u) && !reads_any_gate(u) && u->op != WT_OP_LD && u->op != WT_OP_ST &&
+                 u->op != WT_OP_HLD && !wb_is_term_op(u->op) && !u->bundle_with;
+        for (int k = to; k < j && ok; k++) {
+            const wb_ins *x = &b->ins[k];
+            if (x->bundle_with) ok = 0;   /* another bundle group stays as it is */
+            if (wb_has_dest(x->op) && wb_is_vreg(x->d) && reads_vreg(u, (int)x->d.v)) ok = 0;
+            if (wb_has_dest(u->op) && wb_is_vreg(u->d) &&
+                (reads_vreg(x, (int)u->d.v) || (wb_has_dest(x->op) && wb_opnd_eq(x->d, u->d))))
+                ok = 0;
+        }
+        if (!ok) continue;
+        wb_ins moved = *u;
+        memmove(&b->ins[to + 1], &b->ins[to], sizeof *b->ins * (size_t)(j - to));
+        b->ins[to++] = moved;
+    }
+}
+
 static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int group)
 {
+    hoist_users(b, i, (int)b->ins[i].d.v);
     wb_ins *r = &b->ins[i];
     unsigned gate = r->s[0].v, q = gate - WT_OPND_GATE;
     int v = (int)r->d.v;
-    int users[WB_MNODE_OPS], nu = 0, last = -1;
+    int users[WB_MNODE_OPS], nu = 0, all = 0, last = -1;
     for (int j = i + 1; j < b->nins; j++) {
         if (reads_vreg(&b->ins[j], v)) {
-            if (nu == WB_MNODE_OPS) return 0;
-            users[nu++] = j;
-            last = j;
+            all++;
+            if (nu < WB_MNODE_OPS) users[nu++] = j;
         }
         if (wb_has_dest(b->ins[j].op) && wb_opnd_eq(b->ins[j].d, r->d)) break;
     }
-    /* Users elsewhere (another block, the terminator) still read the register:
-     * then the receive into it joins the bundle too. */
-    int keep = nu != nusers || reads_vreg(&b->term, v);
-    if (nu < (keep ? 1 : 2)) return 0;
-    for (int j = i + 1; j <= last; j++)
+    if (nu == 0) return 0;
+    /* another read of the queue before the first user would take the word */
+    for (int j = i + 1; j < users[0]; j++)
         if (reads_gate(&b->ins[j], gate)) return 0;
-    /* The users' results, and everything computed from them, must not reach
-     * another user; no user may write what another (or anything in between that
-     * a later user depends on) reads or writes, and memory and gates keep order:
-     * so between the first and the last user only operations independent of the
-     * earlier users may run. */
+    /* The users that can issue together, from the first on: the group stops at
+     * the first operation that would have to come between them. None may depend
+     * on another (through anything between them), none may read that queue itself,
+     * nothing between may read it; gate operations keep their order, so none may
+     * come between them but for a host feed or address write (part of a send or
+     * receive), which joins the bundle; memory order likewise; a user that sends
+     * passes the word on (toward the other side: a bundle that also sends back the
+     * way the word came could wait on a full queue whose reader waits on it). */
     uint8_t *tainted = ws_xcalloc((size_t)f->nvregs + 1, 1);
-    int ok = 1, mem = 0;
+    int mem = 0, cut = b->nins, ng = 0;
     unsigned written = 0;   /* gates the users write: one write of each a bundle */
     int member[2 * WB_MNODE_OPS], nm = 0;   /* the users, and host feed or address writes among them */
-    for (int j = users[0]; j <= last && ok; j++) {
+    for (int j = users[0]; j < b->nins && j <= users[nu - 1] && cut == b->nins; j++) {
         const wb_ins *x = &b->ins[j];
-        int is_user = reads_vreg(x, v), dep = 0;
+        int is_user = reads_vreg(x, v), dep = 0, stop = 0;
         for (int k = 0; k < wb_nsrc(x->op); k++)
             if (wb_is_vreg(x->s[k]) && tainted[x->s[k].v]) dep = 1;
         int touches_mem = x->op == WT_OP_LD || x->op == WT_OP_ST;
         int touches_gate = writes_gate(x) || reads_any_gate(x);
-        /* every user reads the gate once folded: gate operations keep their order,
-         * so none may come between the users, but for a host feed or address
-         * write (part of a send or receive), which joins the bundle */
-        if (!is_user && touches_gate) {
-            int extra = !dep && !reads_any_gate(x) && !wt_opnd_is_gate(x->d.v) && nm < 2 * WB_MNODE_OPS - 1;
-            if (extra) member[nm++] = j;
-            else ok = 0;
+        if (reads_gate(x, gate)) stop = 1;
+        if (!is_user && touches_gate && (dep || reads_any_gate(x) || wt_opnd_is_gate(x->d.v))) stop = 1;
+        if (is_user && (dep || (touches_mem && mem))) stop = 1;
+        if (!is_user && !dep)
+            for (int u = 0; u < ng; u++) {
+                const wb_ins *y = &b->ins[users[u]];
+                if (wb_has_dest(x->op) && wb_is_vreg(x->d) &&
+                    (reads_vreg(y, (int)x->d.v) || (wb_has_dest(y->op) && wb_opnd_eq(y->d, x->d))))
+                    stop = 1;
+                if (touches_mem && (y->op == WT_OP_LD || y->op == WT_OP_ST)) stop = 1;
+            }
+        if (is_user && writes_gate(x)) {
+            unsigned w = x->d.v;
+            int toward = wt_opnd_is_gate(w) ? (int)(w - WT_OPND_GATE) >> 1
+                       : wt_opnd_is_feed(w) ? (int)(w - WT_OPND_FEED) >> 1 : (int)(w - WT_OPND_ADDR) >> 1;
+            if ((written >> (w - WT_OPND_GATE) & 1) || toward == (int)(q >> 1)) stop = 1;
+            written |= 1u << (w - WT_OPND_GATE);
         }
-        if (is_user && nm < 2 * WB_MNODE_OPS) member[nm++] = j;
-        if (is_user && (dep || (touches_mem && mem))) ok = 0;
+        if (stop || nm == 2 * WB_MNODE_OPS) {
+            cut = j;
+            break;
+        }
+        if (is_user || touches_gate) member[nm++] = j;
+        if (is_user) ng++;
         if (is_user || dep) {
             if (wb_has_dest(x->op) && wb_is_vreg(x->d)) tainted[x->d.v] = 1;
             mem |= touches_mem;
         }
-        /* an operation in between that must follow an earlier user: it writes
-         * what that user reads or writes, or touches memory after it (a later
-         * user may depend on it, so the group could never issue) */
-        if (!is_user && !dep) {
-            for (int u = 0; u < nu && users[u] < j; u++) {
-                const wb_ins *y = &b->ins[users[u]];
-                if (wb_has_dest(x->op) && wb_is_vreg(x->d) &&
-                    (reads_vreg(y, (int)x->d.v) || (wb_has_dest(y->op) && wb_opnd_eq(y->d, x->d))))
-                    ok = 0;
-                if (touches_mem && (y->op == WT_OP_LD || y->op == WT_OP_ST)) ok = 0;
-            }
-        }
-        if (is_user && writes_gate(x)) {
-            unsigned w = x->d.v;
-            if (written >> (w - WT_OPND_GATE) & 1) ok = 0;
-            written |= 1u << (w - WT_OPND_GATE);
-            int toward = wt_opnd_is_gate(w) ? (int)(w - WT_OPND_GATE) >> 1
-                       : wt_opnd_is_feed(w) ? (int)(w - WT_OPND_FEED) >> 1 : (int)(w - WT_OPND_ADDR) >> 1;
-            if (toward == (int)(q >> 1)) ok = 0;
-        }
     }
     free(tainted);
+    /* host writes after the last user in the group stay where they are */
+    while (nm && !reads_vreg(&b->ins[member[nm - 1]], v)) nm--;
+    /* Users elsewhere (another block, the terminator, past the group) still read
+     * the register: then the receive into it joins the bundle too. */
+    int keep = all != nusers || ng < all || reads_vreg(&b->term, v);
+    int ok = ng >= (keep ? 1 : 2);
+    /* The receive that stays moves to the group's bundle: no gate operation
+     * between it and the first user may then keep their order. */
+    for (int j = i + 1; keep && ok && j < users[0]; j++)
+        if (writes_gate(&b->ins[j]) || reads_any_gate(&b->ins[j])) ok = 0;
+    nu = ng;
+    last = nm ? member[nm - 1] : -1;
+    (void)last;
     for (int u = 0; u < nu && ok; u++)
         if (reads_gate(&b->ins[users[u]], gate)) ok = 0;
     /* One bundle must hold them all: slots per class (a copy takes a crossbar
@@ -195,6 +234,18 @@ static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int g
         }
         if (writes + __builtin_popcount(reads) > (int)per_clock) ok = 0;
     }
+    /* Groups of one block must not interleave: each issues as one, and two that
+     * overlap in program order could each wait for the other. */
+    int lo = keep ? i : member[0], hi = member[nm - 1];
+    for (int j = 0; ok && j < b->nins; j++) {
+        int g = b->ins[j].bundle_with, first = j, end = j;
+        if (!g) continue;
+        for (int k = j + 1; k < b->nins; k++)
+            if (b->ins[k].bundle_with == g) end = k;
+        for (int k = 0; k < first; k++)
+            if (b->ins[k].bundle_with == g) first = k;
+        if (first <= hi && lo <= end) ok = 0;
+    }
     if (!ok) return 0;
     for (int u = 0; u < nm; u++) {
         wb_ins *x = &b->ins[member[u]];
@@ -214,14 +265,17 @@ static void fold_receives(wb_func *f, wb_block *b, int id, const use_info *u, in
         if (r->op != WB_COPY || r->s[0].kind != WB_O_REG || !wt_opnd_is_gate(r->s[0].v) || !wb_is_vreg(r->d))
             continue;
         const use_info *x = &u[r->d.v];
-        if (x->ndefs == 1 && (x->nusers > 1 || x->use_block != id)) {
-            if (fold_shared_receive(f, b, i, x->nusers, *groups + 1)) ++*groups;
+        if (x->ndefs > 1 || x->nusers > 1 || x->use_block != id) {
+            /* defined elsewhere too: the register stays, and so does the receive */
+            if (fold_shared_receive(f, b, i, x->ndefs == 1 ? x->nusers : -1, *groups + 1)) ++*groups;
             continue;
         }
         if (x->ndefs != 1 || x->nusers != 1 || x->use_block != id) continue;
-        int j = x->use_at < 0 ? b->nins : x->use_at;
-        if (j <= i) continue;
-        wb_ins *user = x->use_at < 0 ? &b->term : &b->ins[j];
+        /* the user's place, found again: moving users (hoist_users) renumbers */
+        int j = i + 1;
+        while (j < b->nins && !reads_vreg(&b->ins[j], (int)r->d.v)) j++;
+        if (j == b->nins && !reads_vreg(&b->term, (int)r->d.v)) continue;
+        wb_ins *user = j == b->nins ? &b->term : &b->ins[j];
         unsigned gate = r->s[0].v;
         /* One read per queue per operation: two of them would see the same word. */
         if (reads_gate(user, gate)) continue;
@@ -253,6 +307,19 @@ static int sinkable(const wb_block *b, int i, int j)
     return 1;
 }
 
+/* Is position k between two operations of one bundle group (a gate operation
+ * there would have to come both after and before the group)? */
+static int inside_group(const wb_block *b, int k)
+{
+    for (int a = 0; a < k; a++) {
+        int g = b->ins[a].bundle_with;
+        if (!g) continue;
+        for (int c = k; c < b->nins; c++)
+            if (b->ins[c].bundle_with == g) return 1;
+    }
+    return 0;
+}
+
 static void fold_sends(wb_block *b, int id, const use_info *u)
 {
     for (int j = 0; j < b->nins; j++) {
@@ -262,8 +329,8 @@ static void fold_sends(wb_block *b, int id, const use_info *u)
         if (x->ndefs != 1 || x->nusers != 1 || x->def_block != id || x->def_at < 0 || x->def_at >= j) continue;
         int i = x->def_at;
         wb_ins *p = &b->ins[i];
-        if (p->op == WT_OP_NONE || !wb_opnd_eq(p->d, s->s[0])) continue;
-        if (sinkable(b, i, j)) {
+        if (p->op == WT_OP_NONE || !wb_opnd_eq(p->d, s->s[0]) || p->bundle_with) continue;
+        if (sinkable(b, i, j) && !inside_group(b, j)) {
             wb_ins moved = *p;
             moved.d = s->d;
             moved.dbg = s->dbg;   /* p's own events stay with p, which goes */
@@ -276,7 +343,7 @@ static void fold_sends(wb_block *b, int id, const use_info *u)
             const wb_ins *in = &b->ins[k];
             clash = reads_any_gate(in) || (writes_gate(in) && (!wt_opnd_is_addr(in->d.v) || in->d.v == s->d.v));
         }
-        if (clash) continue;
+        if (clash || inside_group(b, i)) continue;
         p->d = s->d;
         s->op = WT_OP_NONE;
     }

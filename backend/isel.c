@@ -633,11 +633,43 @@ static void sub_store(isel *S, addr p, wb_opnd v, uint32_t mask)
     emit_st(S, w, op2(S, WT_OP_OR, t, v));
 }
 
+/* A load of a vector of words that is only taken apart by extractelement with
+ * constant indices (what the scalarizer leaves of SROA's vectors): the words are
+ * loaded one by one, into consecutive vregs, and each extract reads its own. */
+static int vector_of_words(LLVMValueRef in)
+{
+    LLVMTypeRef t = LLVMTypeOf(in);
+    if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return 0;
+    LLVMTypeRef e = LLVMGetElementType(t);
+    if (!(LLVMGetTypeKind(e) == LLVMFloatTypeKind ||
+          (LLVMGetTypeKind(e) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(e) == 32)))
+        return 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(in); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (LLVMGetInstructionOpcode(user) != LLVMExtractElement || !LLVMIsAConstantInt(LLVMGetOperand(user, 1)))
+            return 0;
+    }
+    return 1;
+}
+
 static int sel_load(isel *S, LLVMValueRef in)
 {
     LLVMTypeRef t = LLVMTypeOf(in);
     LLVMValueRef ptr = LLVMGetOperand(in, 0);
     int host = LLVMGetPointerAddressSpace(LLVMTypeOf(ptr)) == 1;
+    if (vector_of_words(in)) {
+        addr p;
+        if (val_addr(S, ptr, &p) < 0) return -1;
+        unsigned n = LLVMGetVectorSize(t);
+        int first = 0;
+        for (unsigned k = 0; k < n; k++) {
+            int v = wb_new_vreg(S->f, 0);
+            if (!first) first = v;
+            emit_ld(S, host ? WT_OP_HLD : WT_OP_LD, wb_vreg(v), addr_add_const(S, p, 4 * (int64_t)k));
+        }
+        set_val(S, in, wb_vreg(first));
+        return 0;
+    }
     int bits = type_bits(t);
     if (!bits) return unsupported_type(S, t);
     addr p;
@@ -1679,7 +1711,10 @@ static int sel_inst(isel *S, LLVMValueRef in, LLVMBasicBlockRef bb)
     S->inst = in;
     S->line = LLVMGetDebugLocLine(in);
     S->col = LLVMGetDebugLocColumn(in);
-    if (opc != LLVMPHI && opc != LLVMBr && opc != LLVMSwitch && involves_wide(in)) return sel_wide(S, in, opc);
+    int vec = (opc == LLVMLoad && vector_of_words(in)) ||
+              (opc == LLVMExtractElement && LLVMIsALoadInst(LLVMGetOperand(in, 0)) &&
+               vector_of_words(LLVMGetOperand(in, 0)));
+    if (!vec && opc != LLVMPHI && opc != LLVMBr && opc != LLVMSwitch && involves_wide(in)) return sel_wide(S, in, opc);
     switch (opc) {
     case LLVMRet:
         if (LLVMGetNumOperands(in) != 0) return fail(S, "functions returning a value are not supported");
@@ -1704,6 +1739,16 @@ static int sel_inst(isel *S, LLVMValueRef in, LLVMBasicBlockRef bb)
         return sel_binary(S, in, opc);
     case LLVMAlloca: return sel_alloca(S, in);
     case LLVMLoad: return sel_load(S, in);
+    case LLVMExtractElement: {
+        LLVMValueRef vec = LLVMGetOperand(in, 0);
+        wb_opnd base;
+        if (!LLVMIsALoadInst(vec) || !vector_of_words(vec)) return fail(S, "unsupported instruction 'extractelement'");
+        if (val(S, vec, &base) < 0) return -1;
+        unsigned long long k = LLVMConstIntGetZExtValue(LLVMGetOperand(in, 1));
+        if (k >= LLVMGetVectorSize(LLVMTypeOf(vec))) return fail(S, "an extractelement past the end of its vector");
+        set_val(S, in, wb_vreg((int)base.v + (int)k));
+        return 0;
+    }
     case LLVMStore: return sel_store(S, in);
     case LLVMGetElementPtr: return sel_gep(S, in);
     case LLVMTrunc: case LLVMZExt: case LLVMSExt: case LLVMFPToUI: case LLVMFPToSI:

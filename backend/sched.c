@@ -510,7 +510,9 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
         if (nodes[i].npred == 0) avail[navail++] = i;
     int left = n;
     for (int t = 0; left > 0; t++) {
-        if (t > 64 * n + 4096) ws_internal_error("the list scheduler cannot place %d operations", left);
+        /* a bundle group that could never issue would loop here forever */
+        if (t > 64 * n + 4096)
+            ws_internal_error("the list scheduler cannot place %d operations", left);
         memset(st.used, 0, sizeof st.used);
         st.nlits = 0;
         st.gate_reads = 0;

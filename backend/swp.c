@@ -1239,10 +1239,12 @@ static void report(const loop *L, const char *fmt, ...)
 typedef struct nloop {
     int header;
     int latch;            /* the block whose branch goes back to the header; -1: several */
-    uint8_t *in;          /* per block id */
+    uint8_t *in;          /* per block id below nin */
     int inner;            /* contains no other loop */
-    int nin;              /* entries of in: the blocks when the loops were found */
+    int nin;              /* entries of in: the blocks when the loops were found (later ones are in none) */
 } nloop;
+
+static int in_loop(const nloop *lp, int id) { return id >= 0 && id < lp->nin && lp->in[id]; }
 
 /* Natural loops: a back edge goes to a block that dominates its source. */
 static int find_loops(const wb_func *f, nloop **out)
@@ -1341,7 +1343,7 @@ static unsigned nloop_line(const wb_func *f, const nloop *lp)
     if (lp->latch >= 0 && f->blocks[lp->latch]->term.line) return f->blocks[lp->latch]->term.line;
     unsigned line = loop_line(f->blocks[lp->header]);
     for (int id = 0; !line && id < f->nblocks; id++)
-        if (lp->in[id]) line = loop_line(f->blocks[id]);
+        if (in_loop(lp, id)) line = loop_line(f->blocks[id]);
     return line;
 }
 
@@ -1361,7 +1363,7 @@ static int region_order(const wb_func *f, const nloop *lp, int *ord)
         int b = stack[sp - 1], succ[2], ns = wb_succs(f->blocks[b], succ);
         if (it[b] < ns) {
             int s = succ[it[b]++];
-            if (!lp->in[s] || s == lp->header) continue;
+            if (!in_loop(lp, s) || s == lp->header) continue;
             if (state[s] == 1) cyclic = 1;
             if (state[s]) continue;
             state[s] = 1;
@@ -1397,7 +1399,7 @@ static int always_runs(const wb_func *f, const nloop *lp, int b)
         int x = stack[--sp], succ[2], ns = wb_succs(f->blocks[x], succ);
         for (int k = 0; k < ns; k++) {
             int s = succ[k];
-            if (!lp->in[s] || s == lp->header || seen[s]) continue;
+            if (!in_loop(lp, s) || s == lp->header || seen[s]) continue;
             if (s == lp->latch) found = 1;
             seen[s] = 1;
             stack[sp++] = s;
@@ -1549,7 +1551,7 @@ static int if_convert(loop *L, const nloop *lp, const wb_live *live)
         if (b->nedges) ok = fail(L, "the loop's blocks do not form an if-then-else shape");
         if (b->term.op == WT_OP_CALL || b->term.op == WT_OP_DBNZ) ok = fail(L, "a call or counted branch in the loop");
         for (int k = 0; ok && k < ns; k++)
-            if (!lp->in[succ[k]] && ord[i] != lp->latch) ok = fail(L, "the loop leaves from more than one place");
+            if (!in_loop(lp, succ[k]) && ord[i] != lp->latch) ok = fail(L, "the loop leaves from more than one place");
     }
     ifc C = {L, ws_arena_alloc(&f->arena, sizeof *C.out), NULL, NULL, f->nvregs, -1};
     C.cur = ws_xcalloc((size_t)C.nv, sizeof *C.cur);
@@ -1830,7 +1832,7 @@ void wb_swp(wb_func *f, const wb_swp_options *o)
         else if (calls) disqualify(f, lp, o, "the function makes calls");
         else if (!t) disqualify(f, lp, o, "the loop goes back from more than one place");
         else if ((t->term.op != WT_OP_BZ && t->term.op != WT_OP_BNZ) || t->term.target != lp->header || t->fall < 0 ||
-                 lp->in[t->fall])
+                 in_loop(lp, t->fall))
             disqualify(f, lp, o, "not a counted loop (it does not test its exit at its end)");
         else pipeline(f, lp, o);
     }
