@@ -264,6 +264,10 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
     int horizon = 1;
     for (int e = 0; e < g->ne; e++) horizon += g->edge[e].lat > 0 ? g->edge[e].lat : 0;
     horizon += n * ii;
+    /* Clocks count from `base`, so that a node placed before its placed readers
+     * never needs a negative one; the schedule is shifted back to 0 at the end. */
+    int base = horizon;
+    horizon += base;
     int budget = 8 * n + 16, left = n, ok = 1;
     *why = NULL;
     while (left > 0) {
@@ -275,16 +279,34 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
         int i = -1;
         for (int k = 0; k < n && i < 0; k++)
             if (out->time[order[k]] < 0) i = order[k];
-        int estart = 0;
+        /* As soon as its placed predecessors allow; with only successors placed,
+         * as late as they allow (so that no value waits long in a register). */
+        int estart = base, lstart = -1, preds = 0, succs = 0;
         for (int e = 0; e < g->ne; e++) {
             const wb_medge *x = &g->edge[e];
-            if (x->to != i || out->time[x->from] < 0 || x->from == i) continue;
-            int s = out->time[x->from] + x->lat - ii * x->dist;
-            if (s > estart) estart = s;
+            if (x->from == x->to) continue;
+            if (x->to == i && out->time[x->from] >= 0) {
+                int s = out->time[x->from] + x->lat - ii * x->dist;
+                if (s > estart) estart = s;
+                preds = 1;
+            }
+            if (x->from == i && out->time[x->to] >= 0) {
+                int s = out->time[x->to] + ii * x->dist - x->lat;
+                if (!succs || s < lstart) lstart = s;
+                succs = 1;
+            }
         }
         int at = -1;
-        for (int c = estart; c < estart + ii && at < 0; c++)
-            if (node_place(g, &t, i, c, out->mop[i])) at = c;
+        if (succs && !preds && lstart >= 0) {
+            for (int c = lstart; c > lstart - ii && c >= 0 && at < 0; c--)
+                if (node_place(g, &t, i, c, out->mop[i])) at = c;
+            if (at < 0 && lstart - ii + 1 > 0) estart = lstart - ii + 1 > estart ? estart : lstart - ii + 1;
+        } else {
+            int end = estart + ii;
+            if (succs && lstart + 1 < end) end = lstart + 1;
+            for (int c = estart; c < end && at < 0; c++)
+                if (node_place(g, &t, i, c, out->mop[i])) at = c;
+        }
         if (at < 0) {
             at = prev[i] < 0 || estart > prev[i] ? estart : prev[i] + 1;
             if (at > horizon) {
@@ -319,6 +341,41 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
         }
     }
     if (ok) {
+        /* Placement is as early as it can be; a node whose readers all come
+         * later moves to the latest clock it can take in the table, so that its
+         * value holds a register as short a time as it can (from the latest node
+         * back, until nothing moves). */
+        int *mop = ws_xcalloc(WB_MNODE_OPS, sizeof *mop);
+        for (int changed = 1, rounds = 0; changed && rounds < n + 1; rounds++) {
+            changed = 0;
+            for (int k = n - 1; k >= 0; k--) {
+                int i = order[k], latest = -1, has_out = 0;
+                for (int e = 0; e < g->ne; e++) {
+                    const wb_medge *x = &g->edge[e];
+                    if (x->from != i || x->to == i) continue;
+                    int s = out->time[x->to] + ii * x->dist - x->lat;
+                    if (!has_out || s < latest) latest = s;
+                    has_out = 1;
+                }
+                if (!has_out || latest <= out->time[i]) continue;
+                node_remove(g, &t, i, out->time[i], out->mop[i]);
+                int at = out->time[i];
+                for (int c = latest; c > out->time[i]; c--)
+                    if (node_place(g, &t, i, c, mop)) {
+                        at = c;
+                        memcpy(out->mop[i], mop, sizeof *mop * WB_MNODE_OPS);
+                        break;
+                    }
+                if (at == out->time[i]) {
+                    node_place(g, &t, i, at, mop);
+                    memcpy(out->mop[i], mop, sizeof *mop * WB_MNODE_OPS);
+                } else {
+                    out->time[i] = at;
+                    changed = 1;
+                }
+            }
+        }
+        free(mop);
         int lo = out->time[0];
         for (int i = 0; i < n; i++) lo = out->time[i] < lo ? out->time[i] : lo;
         int hi = 0;

@@ -1710,7 +1710,8 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
         }
         need = reg_need(&L, ms.ii, after, &maxlive, &ninv);
         if (need <= budget) break;
-        ws_buf_printf(&tried, "II=%d failed: %d registers needed, %d free: ", ms.ii, need, budget);
+        ws_buf_printf(&tried, "II=%d failed: %d registers needed (%d live at once, %d invariants), %d free: ", ms.ii,
+                      need, maxlive, ninv, budget);
         if (rematerialize(&L, &tried) || spill_invariant(&L, ms.ii, &after, &tried)) {
             ws_buf_puts(&tried, "\n");
             ii_from = ms.ii;
