@@ -212,22 +212,27 @@ def run(bindir, name, flags, tmp):
 
 
 def loops(bindir, name, flags, tmp):
-    """Each pipelined loop as LINE:II/MII(bound), from the assembly's information block."""
+    """Each pipelined loop as LINE:II/MII(bound), from the assembly's information
+    block; and each innermost loop left alone, with why."""
     src = os.path.join(KDIR, name + ".w2")
     asm = os.path.join(tmp, name + ".s")
     subprocess.run([os.path.join(bindir, "warp-cc")] + flags + ["-S", "-o", asm, src], check=True,
                    capture_output=True)
     text = open(asm).read()
-    out = []
+    out, left = [], []
     for block in text.split("SOFTWARE PIPELINE INFORMATION")[1:]:
+        block = block.split("*--")[0]
         line = re.search(r"Loop source line\s*: .*?:(\d+)", block).group(1)
-        m = re.search(r"II=(\d+) MII=(\d+) \(ResMII=(\d+), RecMII=(\d+)\)", block)
-        if not m or "Disqualified" in block.split("*--")[0]:
+        why = re.search(r"Disqualified loop: (.*)", block)
+        if why:
+            if "contains a loop" not in why.group(1):
+                left.append("%s (%s)" % (line, why.group(1).strip()))
             continue
+        m = re.search(r"II=(\d+) MII=(\d+) \(ResMII=(\d+), RecMII=(\d+)\)", block)
         ii, mii, res, rec = (int(g) for g in m.groups())
         bound = re.search(r"Resource bound\s*: \d+ \(ResMII, ([^)]*)\)", block).group(1)
         out.append("%s:%d/%d%s%s" % (line, ii, mii, "" if ii == mii else "!", "rec" if rec > res else bound))
-    return out
+    return out, left
 
 
 KERNELS_BY_NAME = {k[0]: k for k in KERNELS}
@@ -242,7 +247,8 @@ def table(bindir, opt, models):
             for model in models:
                 flags = ["-" + opt, "-mcpu=" + model]
                 ok, cycles, fa, fm, why = run(bindir, name, flags, tmp)
-                lp = loops(bindir, name, flags, tmp)
+                lp, left = loops(bindir, name, flags, tmp)
+                if left: why = (why + "; " if why else "") + "not pipelined: " + ", ".join(left)
                 rows.append((name, model, cells, "ok" if ok else "FAIL", cycles, cycles / nres if ok else 0.0,
                              minimum, fa, fm, " ".join(lp), why))
     print("kernel      model  cells result   cycles  cyc/result  min/result   FA%%   FM%%  loops LINE:II/MII bound (-%s)"
