@@ -27,7 +27,7 @@
 #define T_INF (INT64_MAX / 4)   /* an unbounded time; sums of it stay representable */
 
 enum { NSTREAMS = 12, S_RECV = 0, S_SEND = 4, S_FEED = 8 };
-enum { MAX_NEST = 48, MAX_WIDEN = 64, DEFAULT_BUDGET = 1 << 23 };
+enum { MAX_NEST = 48, MAX_WIDEN = 64, DEFAULT_BUDGET = 1 << 22 };
 enum { IPDOM_UNKNOWN = -3, IPDOM_NONE = -2, IPDOM_RET = -1 };
 enum { STOP_J = 0, STOP_B = 1 };
 
@@ -144,6 +144,7 @@ typedef struct path {
     aval reg[WT_OPND_NREGS];
     uint32_t *mem;
     uint8_t *memk;
+    int memk_any;             /* some memk may be set (else all memory is unknown already) */
     pend *pend;
     int npend, cappend;
     int busy_lo[WT_NSLOTS], busy_hi[WT_NSLOTS];
@@ -236,6 +237,8 @@ static void path_free(path *P)
 /* A copy of the state, with an empty event log. */
 static void path_copy(an *A, path *to, const path *from)
 {
+    /* a copy of the memory costs the budget what running that many bundles would */
+    A->used += A->nwords / 64;
     path_init(A, to);
     uint32_t *mem = to->mem, *rstack = to->rstack;
     uint8_t *memk = to->memk;
@@ -350,8 +353,9 @@ static int step(an *A, path *P)
     }
     if (++A->used > A->budget)
         return fail(A, P->pc, NULL,
-                     "the program runs for more than %llu clocks on cell %d: too long to time its I/O at compile time",
-                     (unsigned long long)A->budget, A->cid),
+                    "the program runs for more than %llu clocks (all cells together): too long to time its I/O "
+                    "at compile time",
+                    (unsigned long long)A->budget),
                STEP_ERROR;
     const fbundle *b = &A->code[P->pc];
     uint32_t pc = P->pc;
@@ -428,10 +432,12 @@ static int step(an *A, path *P)
             if (word_index(A, (aval){a.v + bb.v, (uint8_t)(a.k && bb.k)}, &w)) {
                 P->mem[w] = c.v;
                 P->memk[w] = c.k;
+                P->memk_any |= c.k;
             } else if (a.k && bb.k) {
                 halt = 2;
-            } else {
+            } else if (P->memk_any) {
                 memset(P->memk, 0, A->nwords);   /* somewhere: nothing is certain any more */
+                P->memk_any = 0;
             }
             continue;
         case WT_K_JMP:
@@ -964,7 +970,6 @@ static int analyse_cell(an *A, int k, path *P)
     A->host_side = 0;
     if (k == 0) A->host_side |= 1u << WT_Q_XL | 1u << WT_Q_YL;
     if (k == n - 1) A->host_side |= 1u << WT_Q_XR | 1u << WT_Q_YR;
-    A->used = 0;
     path_init(A, P);
     P->pc = A->p->entry;
     for (int r = 0; r < WT_OPND_NREGS; r++) P->reg[r] = (aval){0, 1};
@@ -976,6 +981,7 @@ static int analyse_cell(an *A, int k, path *P)
         P->mem[w] = v;
         P->memk[w] = 1;
     }
+    P->memk_any = 1;
     return run(A, P) < 0 ? -1 : 0;
 }
 

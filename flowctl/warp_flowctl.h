@@ -36,7 +36,7 @@ typedef struct wfc_program {
     /* "poly.w2:27" for a bundle, for messages; NULL if unknown. May be NULL. */
     const char *(*where)(void *ctx, uint32_t pc, char *buf, size_t size);
     void *ctx;
-    uint64_t max_clocks;        /* analysis budget in bundles per cell; 0: the default */
+    uint64_t max_clocks;        /* analysis budget in bundles, all cells together; 0: the default */
 } wfc_program;
 
 typedef struct wfc_result {
