@@ -58,7 +58,7 @@ def generate():
     rng = random.Random(4)
     data["matmul"] = {"a": gen_floats(rng, 32 * 8), "b": gen_floats(rng, 8 * 8)}
     rng = random.Random(5)
-    data["conv3"] = {"img": gen_floats(rng, 10 * 66, 0.0, 4.0), "w": gen_floats(rng, 9, -1.0, 1.0)}
+    data["conv3"] = {"pix": gen_floats(rng, 10 * 66, 0.0, 4.0), "w": gen_floats(rng, 9, -1.0, 1.0)}
     rng = random.Random(6)
     x = [(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(512)]
     u = [x[8 * (b // 4) + b % 4] for b in range(256)]
@@ -133,7 +133,7 @@ def ref_matmul(d):
 
 
 def ref_conv3(d):
-    img, w = d["img"], d["w"]
+    pix, w = d["pix"], d["w"]
     res = []
     for y in range(8):
         for x in range(64):
@@ -141,7 +141,7 @@ def ref_conv3(d):
             for cell in range(3):        # cell k: kernel row 2-k, three products in order
                 r = 2 - cell
                 for dx in range(3):
-                    s = f32(s + f32(w[3 * r + dx] * img[66 * (y + r) + x + dx]))
+                    s = f32(s + f32(w[3 * r + dx] * pix[66 * (y + r) + x + dx]))
             res.append(s)
     return {"res": res}
 
