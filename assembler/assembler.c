@@ -678,9 +678,20 @@ static int name_arg(as *A, const char **s, const char **e)
     return 0;
 }
 
+/* The current section would grow to new_size bytes. Data memory is a few
+ * hundred KiB on either model, so a section past the larger is an error here,
+ * before the assembler spends memory and disk on it. */
 static int grow_section(as *A, const char *pos, uint64_t new_size)
 {
     if (new_size > MAX_SECTION_BYTES) return error_at(A, pos, "section is larger than %u bytes", MAX_SECTION_BYTES);
+    if (A->sec == WAS_SEC_DATA || A->sec == WAS_SEC_BSS) {
+        uint32_t limit = 0;
+        for (int m = 0; m < WT_NMODELS; m++)
+            if (wt_model_get((wt_model_id)m)->data_mem_bytes > limit) limit = wt_model_get((wt_model_id)m)->data_mem_bytes;
+        if (new_size > limit)
+            return error_at(A, pos, "%s would be %llu bytes; data memory holds at most %u",
+                            A->sec == WAS_SEC_DATA ? ".data" : ".bss", (unsigned long long)new_size, limit);
+    }
     return 0;
 }
 
@@ -857,7 +868,6 @@ static int dir_host(as *A, dargs *d)
         return error_at(A, d->s[3], "host array '%.*s' needs %llu bytes%s; host memory holds at most %u",
                         (int)(d->e[0] - d->s[0]), d->s[0], (unsigned long long)bytes, A->u.host_size ? " more" : "",
                         WT_MAX_HOST_BYTES);
-    if (grow_section(A, d->s[3], A->u.host_size + bytes) != 0) return -1;
     if (define_symbol(A, d->s[0], d->e[0], WAS_SEC_HOST, A->u.host_size) != 0) return -1;
     was_sym *y = find_symbol(A, d->s[0], (size_t)(d->e[0] - d->s[0]), 0);
     /* Host arrays are the program's interface to the host: every object naming

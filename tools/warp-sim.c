@@ -15,7 +15,11 @@
 #include "warp_sim.h"
 #include "warp_support.h"
 
+/* The default guard against a program that never stops: 10^8 clocks, and no more
+ * than 10^9 cell-clocks (a few seconds of simulation) on a large array, so that
+ * a 1,024-cell image that loops forever does not run for ten minutes. */
 #define DEFAULT_MAX_CYCLES 100000000ull
+#define DEFAULT_MAX_CELL_CLOCKS 1000000000ull
 
 typedef struct binding {
     const char *name, *path;
@@ -26,7 +30,7 @@ typedef struct options {
     binding *ins, *outs;
     int nins, nouts;
     int stats;
-    uint64_t max_cycles;
+    uint64_t max_cycles;        /* 0: the default guard */
     const char *deadlock_dot;   /* --deadlock-dot FILE */
     wca_config comm;            /* --topology, --channels */
     int channels_given;
@@ -41,12 +45,13 @@ static void usage(FILE *out)
             "  --in NAME=FILE     fill host array NAME from FILE (every `in` array needs one)\n"
             "  --out NAME=FILE    write host array NAME to FILE (default: standard output)\n"
             "  --stats            print the cycle count and per-cell figures on standard error\n"
-            "  --max-cycles N     stop after N cycles (default %llu; exit status 4)\n"
+            "  --max-cycles N     stop after N cycles (exit status 4); default %llu, or\n"
+            "                     %llu divided by the number of cells if that is less\n"
             "  --topology T       iWarp: 'linear' (default) or 'torus:WxH' (W*H cells)\n"
             "  --channels R,O     iWarp: reservation and open channels on each bus (default 2,1)\n"
             "  --deadlock-dot F   on a deadlock, write the wait-for graph to F (Graphviz)\n"
             "  --help, --version\n",
-            DEFAULT_MAX_CYCLES);
+            DEFAULT_MAX_CYCLES, DEFAULT_MAX_CELL_CLOCKS);
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -88,7 +93,6 @@ static int parse_args(int argc, char **argv, options *o)
 {
     o->ins = ws_xcalloc((size_t)argc, sizeof *o->ins);
     o->outs = ws_xcalloc((size_t)argc, sizeof *o->outs);
-    o->max_cycles = DEFAULT_MAX_CYCLES;
     wca_config_default(&o->comm);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -247,7 +251,11 @@ static int run(const options *o)
     }
 
     if (rc == 0) {
-        wsim_status st = wsim_run(sim, o->max_cycles);
+        uint64_t cells = (uint64_t)(img->last_cell - img->first_cell) + 1;
+        uint64_t limit = o->max_cycles;
+        if (!limit) limit = DEFAULT_MAX_CELL_CLOCKS / cells < DEFAULT_MAX_CYCLES ? DEFAULT_MAX_CELL_CLOCKS / cells
+                                                                                 : DEFAULT_MAX_CYCLES;
+        wsim_status st = wsim_run(sim, limit);
         unsigned long long cycles = (unsigned long long)wsim_cycles(sim);
         switch (st) {
         case WSIM_DONE:
@@ -282,7 +290,8 @@ static int run(const options *o)
             rc = 5;
             break;
         default:
-            fprintf(stderr, "warp-sim: %s: stopped at the cycle limit (%llu cycles)\n", o->image, cycles);
+            fprintf(stderr, "warp-sim: %s: stopped at the cycle limit (%llu cycles%s)\n", o->image, cycles,
+                    o->max_cycles ? "" : ", the default; --max-cycles sets another");
             rc = 4;
             break;
         }
