@@ -69,7 +69,9 @@ for t in "$@"; do
     [ "$jobs" -gt 1 ] && opts+=(-jobs="$jobs" -workers="$jobs")
     echo "fuzz: $t for $seconds s (log: $out/log)"
     # shellcheck disable=SC2086
-    "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
+    # -timeout=60: a hang is an input that runs a minute; less misfires when the
+    # machine is shared and the fuzzer is starved of CPU for a while.
+    "$bin" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 -max_len=65536 \
         -print_final_stats=1 \
         -artifact_prefix="$out/crashes/" "${opts[@]}" "$out/corpus" $corpora >"$out/log" 2>&1 || status=1
     [ "$jobs" -gt 1 ] && cat fuzz-*.log >>"$out/log" 2>/dev/null && rm -f fuzz-*.log

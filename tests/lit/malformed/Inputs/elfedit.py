@@ -14,6 +14,7 @@ argument, for the malformed-input tests:
     sym[NAME].FIELD=V          a symbol (st_name st_value st_size st_info st_shndx)
     rela[SEC][I].FIELD=V       relocation I of a RELA section (r_offset r_info r_addend)
     bytes[SEC]+OFF=HEX         overwrite bytes of a section's contents
+    bytes[SEC]-OFF=HEX         the same, OFF bytes back from the section's end
     text[SEC]=STRING           replace a section's contents with STRING (\\n escapes),
                                appended at the end of the file
 
@@ -105,10 +106,10 @@ def main():
             f = [e for e in RELA if e[0] == field] or die("no relocation field " + field)
             put(data, s["sh_offset"] + 12 * int(index) + f[0][1], f[0][2], num())
         elif lhs.startswith("bytes["):
-            key, _, off = lhs[6:].partition("]+")
+            key, _, off = lhs[6:].partition("]")
             s = find_section(secs, key)
             b = bytes.fromhex(rhs)
-            start = s["sh_offset"] + int(off, 0)
+            start = s["sh_offset"] + (int(off, 0) if off[0] == "+" else s["sh_size"] + int(off, 0))
             data[start:start + len(b)] = b
         elif lhs.startswith("text["):
             s = find_section(secs, lhs[5:].rstrip("]"))
