@@ -46,7 +46,7 @@ static size_t max_len = 1u << 20;
 /* ---- The case in progress, for the handlers ------------------------------------ */
 
 static volatile sig_atomic_t current_case = -1;
-static volatile sig_atomic_t timeout_seconds = 20;
+static volatile sig_atomic_t timeout_seconds = 60;
 static const char *argv0 = "fuzz";
 
 /* write(2) only: these run in signal handlers. */
