@@ -7,6 +7,8 @@
 #   obj/  the examples as objects (-c) for both models, -O2 and -O0 -g; crt0.o
 #   img/  the examples linked for both models at -O0 and -O2, the lit
 #         simulator programs linked
+#   dbg/  the lit suite's debugger scripts; and beside the corpora,
+#         dbg-polynomial.img (-O2 -g), the image fuzz_dbg debugs
 # Every target named by a tests/fuzz/fuzz_NAME.c gets a directory, empty if
 # nothing here makes seeds for it (its seeds are then in tests/fuzz/seeds/NAME).
 #   make_seeds.sh BINDIR SRCDIR OUTDIR
@@ -69,6 +71,14 @@ for f in *.w2; do
         try "$cc" -mcpu=$cpu -O0 -g -c -o "$tmp/obj/$b-$cpu-O0g.o" "$f" || true
     done
 done
+
+if [ -d "$tmp/dbg" ]; then
+    for f in "$src"/tests/lit/dbg/Inputs/*.gdb; do
+        [ -e "$f" ] && cp "$f" "$tmp/dbg/"
+    done
+    try "$cc" -O2 -g -o "$tmp/dbg-polynomial.img" polynomial.w2 || true
+    [ -e "$tmp/dbg-polynomial.img" ] && mv "$tmp/dbg-polynomial.img" "${out%/*}/dbg-polynomial.img"
+fi
 
 rm -f "$tmp/stderr"
 rm -rf "$out"
