@@ -4,7 +4,9 @@
 # into build-fuzz/, then runs each target asked for (all by default) for a set
 # time, one after the other. ctest's fuzz.* smoke tests need none of this.
 #
-#   scripts/fuzz.sh [-t SECONDS] [-j JOBS] [TARGET...]     (default 600 s each: w2 as obj img ...)
+#   scripts/fuzz.sh [-t SECONDS] [-T SECONDS] [-j JOBS] [TARGET...]
+#       -t: how long each target runs (600 s); -T: how long one input may run
+#       before it counts as a hang (60 s); the targets: all by default
 #
 # What a run keeps, in fuzz-out/TARGET/ (ignored by git):
 #   corpus/   the inputs libFuzzer found that reach new code (seeds are read
@@ -16,12 +18,13 @@
 # ctest's fuzz.TARGET replays it from then on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=600 jobs=1
-while getopts "t:j:" opt; do
+seconds=600 jobs=1 per_input=60
+while getopts "t:T:j:" opt; do
     case $opt in
     t) seconds=$OPTARG ;;
+    T) per_input=$OPTARG ;;
     j) jobs=$OPTARG ;;
-    *) echo "usage: scripts/fuzz.sh [-t SECONDS] [-j JOBS] [TARGET...]" >&2; exit 1 ;;
+    *) echo "usage: scripts/fuzz.sh [-t SECONDS] [-T SECONDS] [-j JOBS] [TARGET...]" >&2; exit 1 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -71,7 +74,7 @@ for t in "$@"; do
     # shellcheck disable=SC2086
     # -timeout=60: a hang is an input that runs a minute; less misfires when the
     # machine is shared and the fuzzer is starved of CPU for a while.
-    "$bin" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 -max_len=65536 \
+    "$bin" -max_total_time="$seconds" -timeout="$per_input" -rss_limit_mb=4096 -max_len=65536 \
         -print_final_stats=1 \
         -artifact_prefix="$out/crashes/" "${opts[@]}" "$out/corpus" $corpora >"$out/log" 2>&1 || status=1
     [ "$jobs" -gt 1 ] && cat fuzz-*.log >>"$out/log" 2>/dev/null && rm -f fuzz-*.log
