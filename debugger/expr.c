@@ -419,16 +419,18 @@ static int primary(parser *P, value *v)
 
 static int postfix(parser *P, value *v)
 {
+    /* The indices, freed on every way out: an index may be an array (a queue's
+     * words) that the error paths would otherwise leak. */
+    value ix, ix2;
+    memset(&ix, 0, sizeof ix);
+    memset(&ix2, 0, sizeof ix2);
     if (primary(P, v)) return -1;
     while (accept(P, "[")) {
-        value ix;
+        wdb__value_free(&ix);
+        wdb__value_free(&ix2);
         if (expr_or(P, &ix)) goto bad;
         int two = accept(P, ",");   /* m[i, j] as well as m[i][j] */
-        value ix2;
-        if (two && expr_or(P, &ix2)) {
-            wdb__value_free(&ix);
-            goto bad;
-        }
+        if (two && expr_or(P, &ix2)) goto bad;
         if (!accept(P, "]")) {
             perr(P, "A syntax error in expression, near `%s'.", P->p);
             goto bad;
@@ -473,8 +475,12 @@ static int postfix(parser *P, value *v)
             *v = e2;
         }
     }
+    wdb__value_free(&ix);
+    wdb__value_free(&ix2);
     return 0;
 bad:
+    wdb__value_free(&ix);
+    wdb__value_free(&ix2);
     wdb__value_free(v);
     return -1;
 }
