@@ -2,12 +2,8 @@
  * exactly the sections of docs/design.md, section 4, always all of them and always
  * in the same order, so the linker finds them by name and the same source gives
  * the same bytes; the debug sections (section 5), if any, follow .warp.files, and
- * their relocations follow .rela.data. The file layout is computed here (ELF_F_LAYOUT) rather than left
- * to libelf, which keeps it the same across libelf versions. */
+ * their relocations follow .rela.data; support/elfwrite.c lays the file out. */
 #include <elf.h>
-#include <errno.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,17 +15,11 @@ enum { S_NULL, S_TEXT, S_DATA, S_BSS, S_HOST, S_WHOST, S_WCELLS, S_WLINES, S_WFI
 /* Where a unit's sections land: indices of sections and of their section symbols. */
 typedef struct layout {
     size_t nextra;
-    uint32_t rela_text, rela_data, symtab, strtab, shstrtab, count;
+    uint32_t rela_text, rela_data, symtab, strtab, count;
     uint32_t *extra_rel;    /* per debug section: its relocation section, 0 if none */
 } layout;
 
-typedef struct sec {
-    const char *name;
-    uint32_t type, flags, link, info, align, entsize;
-    const void *data;
-    uint32_t size;
-    uint32_t name_off;      /* in .shstrtab */
-} sec;
+typedef ws_elf_section sec;
 
 static void put32(ws_buf *b, uint32_t v)
 {
@@ -148,70 +138,9 @@ static void build_debug_rel(const was_relocs *r, uint8_t *bytes, ws_buf *out)
     }
 }
 
-static uint32_t align_up(uint32_t v, uint32_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
-
-/* The ELF file itself, on an open descriptor. 0, or -1 with libelf's reason. */
-static int emit(int fd, uint32_t e_flags, sec *secs, const layout *L)
-{
-    if (elf_version(EV_CURRENT) == EV_NONE) return -1;
-    Elf *e = elf_begin(fd, ELF_C_WRITE, NULL);
-    if (!e) return -1;
-    Elf32_Ehdr *eh = elf32_newehdr(e);
-    if (!eh) goto fail;
-    memcpy(eh->e_ident, ELFMAG, SELFMAG);
-    eh->e_ident[EI_CLASS] = ELFCLASS32;
-    eh->e_ident[EI_DATA] = ELFDATA2LSB;
-    eh->e_ident[EI_VERSION] = EV_CURRENT;
-    eh->e_ident[EI_OSABI] = ELFOSABI_NONE;
-    eh->e_type = ET_REL;
-    eh->e_machine = WT_EM_WARP;
-    eh->e_version = EV_CURRENT;
-    eh->e_flags = e_flags;
-    eh->e_ehsize = sizeof(Elf32_Ehdr);
-    eh->e_shentsize = sizeof(Elf32_Shdr);
-    eh->e_shstrndx = (Elf32_Half)L->shstrtab;
-
-    uint32_t off = sizeof(Elf32_Ehdr);
-    for (uint32_t i = 1; i < L->count; i++) {
-        Elf_Scn *scn = elf_newscn(e);
-        Elf32_Shdr *sh = scn ? elf32_getshdr(scn) : NULL;
-        if (!sh) goto fail;
-        sec *s = &secs[i];
-        off = align_up(off, s->align);
-        sh->sh_name = s->name_off;
-        sh->sh_type = s->type;
-        sh->sh_flags = s->flags;
-        sh->sh_offset = off;
-        sh->sh_size = s->size;
-        sh->sh_link = s->link;
-        sh->sh_info = s->info;
-        sh->sh_addralign = s->align;
-        sh->sh_entsize = s->entsize;
-        if (s->type != SHT_NOBITS && s->size > 0) {
-            Elf_Data *d = elf_newdata(scn);
-            if (!d) goto fail;
-            d->d_buf = (void *)s->data;
-            d->d_size = s->size;
-            d->d_type = ELF_T_BYTE;
-            d->d_align = 1;
-            d->d_off = 0;
-            d->d_version = EV_CURRENT;
-            off += s->size;
-        }
-    }
-    eh->e_shoff = align_up(off, 4);
-    elf_flagelf(e, ELF_C_SET, ELF_F_LAYOUT);
-    if (elf_update(e, ELF_C_WRITE) < 0) goto fail;
-    elf_end(e);
-    return 0;
-fail:
-    elf_end(e);
-    return -1;
-}
-
 int was_write_object(was_unit *u, const char *out_path)
 {
-    ws_buf symtab = {0}, strtab = {0}, shstrtab = {0}, rtext = {0}, rdata = {0};
+    ws_buf symtab = {0}, strtab = {0}, rtext = {0}, rdata = {0};
     uint32_t first_global;
     build_symtab(u, &symtab, &strtab, &first_global);
     build_rela(&u->rtext, &rtext);
@@ -228,83 +157,45 @@ int was_write_object(was_unit *u, const char *out_path)
         if (u->extra[k].rel.n) L.extra_rel[k] = next++;
     L.symtab = next++;
     L.strtab = next++;
-    L.shstrtab = next++;
-    L.count = next;
+    L.count = next;     /* the section-name table comes after these */
 
     sec *secs = ws_xcalloc(L.count, sizeof *secs);
-    secs[S_TEXT] = (sec){".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0, 8, WT_BUNDLE_BYTES,
-                         u->text.data, (uint32_t)u->text.len, 0};
-    secs[S_DATA] = (sec){".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 0, 0, u->data_align, 0,
-                         u->data.data, (uint32_t)u->data.len, 0};
-    secs[S_BSS] = (sec){".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 0, 0, u->bss_align, 0, NULL, u->bss_size, 0};
-    secs[S_HOST] = (sec){".host", SHT_NOBITS, 0, 0, 0, 4, 0, NULL, u->host_size, 0};
-    secs[S_WHOST] = (sec){".warp.host", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_host.data, (uint32_t)u->warp_host.len, 0};
-    secs[S_WCELLS] = (sec){".warp.cells", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_cells.data,
-                           (uint32_t)u->warp_cells.len, 0};
-    secs[S_WLINES] = (sec){".warp.lines", SHT_PROGBITS, 0, 0, 0, 4, 16, u->warp_lines.data,
-                           (uint32_t)u->warp_lines.len, 0};
-    secs[S_WFILES] = (sec){".warp.files", SHT_PROGBITS, 0, 0, 0, 1, 0, u->warp_files.data,
-                           (uint32_t)u->warp_files.len, 0};
+    secs[S_TEXT] = (sec){".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0, 0, 8, WT_BUNDLE_BYTES,
+                         u->text.data, (uint32_t)u->text.len};
+    secs[S_DATA] = (sec){".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 0, 0, 0, u->data_align, 0, u->data.data,
+                         (uint32_t)u->data.len};
+    secs[S_BSS] = (sec){".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 0, 0, 0, u->bss_align, 0, NULL, u->bss_size};
+    secs[S_HOST] = (sec){".host", SHT_NOBITS, 0, 0, 0, 0, 4, 0, NULL, u->host_size};
+    secs[S_WHOST] = (sec){".warp.host", SHT_PROGBITS, 0, 0, 0, 0, 1, 0, u->warp_host.data,
+                          (uint32_t)u->warp_host.len};
+    secs[S_WCELLS] = (sec){".warp.cells", SHT_PROGBITS, 0, 0, 0, 0, 1, 0, u->warp_cells.data,
+                           (uint32_t)u->warp_cells.len};
+    secs[S_WLINES] = (sec){".warp.lines", SHT_PROGBITS, 0, 0, 0, 0, 4, 16, u->warp_lines.data,
+                           (uint32_t)u->warp_lines.len};
+    secs[S_WFILES] = (sec){".warp.files", SHT_PROGBITS, 0, 0, 0, 0, 1, 0, u->warp_files.data,
+                           (uint32_t)u->warp_files.len};
     for (size_t k = 0; k < u->nextra; k++) {
         was_extra *x = &u->extra[k];
         if (x->rel.n) build_debug_rel(&x->rel, (uint8_t *)x->data.data, &drel[k]);
-        secs[S_EXTRA + k] = (sec){x->name, SHT_PROGBITS, 0, 0, 0, 1, 0, x->data.data, (uint32_t)x->data.len, 0};
+        secs[S_EXTRA + k] = (sec){x->name, SHT_PROGBITS, 0, 0, 0, 0, 1, 0, x->data.data, (uint32_t)x->data.len};
         if (!L.extra_rel[k]) continue;
         drel_names[k] = ws_xmalloc(strlen(x->name) + 16);
         sprintf(drel_names[k], ".warp.rel%s", x->name);
-        secs[L.extra_rel[k]] = (sec){drel_names[k], WT_SHT_DEBUG_REL, SHF_INFO_LINK, L.symtab,
+        secs[L.extra_rel[k]] = (sec){drel_names[k], WT_SHT_DEBUG_REL, SHF_INFO_LINK, 0, L.symtab,
                                      (uint32_t)(S_EXTRA + k), 4, sizeof(Elf32_Rel), drel[k].data,
-                                     (uint32_t)drel[k].len, 0};
+                                     (uint32_t)drel[k].len};
     }
-    secs[L.rela_text] = (sec){".rela.text", SHT_RELA, SHF_INFO_LINK, L.symtab, S_TEXT, 4, sizeof(Elf32_Rela),
-                              rtext.data, (uint32_t)rtext.len, 0};
-    secs[L.rela_data] = (sec){".rela.data", SHT_RELA, SHF_INFO_LINK, L.symtab, S_DATA, 4, sizeof(Elf32_Rela),
-                              rdata.data, (uint32_t)rdata.len, 0};
-    secs[L.symtab] = (sec){".symtab", SHT_SYMTAB, 0, L.strtab, first_global, 4, sizeof(Elf32_Sym),
-                           symtab.data, (uint32_t)symtab.len, 0};
-    secs[L.strtab] = (sec){".strtab", SHT_STRTAB, 0, 0, 0, 1, 0, strtab.data, (uint32_t)strtab.len, 0};
-    secs[L.shstrtab] = (sec){".shstrtab", SHT_STRTAB, 0, 0, 0, 1, 0, NULL, 0, 0};
-    ws_buf_append(&shstrtab, "", 1);
-    for (uint32_t i = 1; i < L.count; i++) secs[i].name_off = add_string(&shstrtab, secs[i].name);
-    secs[L.shstrtab].data = shstrtab.data;
-    secs[L.shstrtab].size = (uint32_t)shstrtab.len;
-
-    int rc = -1;
-    FILE *tmp = NULL;
-    ws_output out;
-    int to_stdout = strcmp(out_path, "-") == 0;
-    /* libelf writes with pwrite, which a pipe refuses: standard output gets a copy
-     * of a finished temporary file. */
-    FILE *f = to_stdout ? (tmp = tmpfile()) : ws_output_open(&out, out_path, 1);
-    if (!f) {
-        ws_file_error(out_path, "cannot write: %s", strerror(errno));
-        goto done;
-    }
-    if (emit(fileno(f), u->e_flags, secs, &L) != 0) {
-        ws_file_error(out_path, "cannot write: %s", elf_errmsg(-1));
-        if (!to_stdout) ws_output_abort(&out);
-        goto done;
-    }
-    if (to_stdout) {
-        char buf[65536];
-        size_t n;
-        rewind(tmp);
-        while ((n = fread(buf, 1, sizeof buf, tmp)) > 0)
-            if (fwrite(buf, 1, n, stdout) != n) break;
-        if (ferror(tmp) || fflush(stdout) != 0) {
-            ws_file_error(out_path, "write error");
-            goto done;
-        }
-    } else if (ws_output_commit(&out) != 0) {
-        ws_file_error(out_path, "cannot write: %s", strerror(errno));
-        goto done;
-    }
-    rc = 0;
-done:
-    if (tmp) fclose(tmp);
+    secs[L.rela_text] = (sec){".rela.text", SHT_RELA, SHF_INFO_LINK, 0, L.symtab, S_TEXT, 4,
+                              sizeof(Elf32_Rela), rtext.data, (uint32_t)rtext.len};
+    secs[L.rela_data] = (sec){".rela.data", SHT_RELA, SHF_INFO_LINK, 0, L.symtab, S_DATA, 4,
+                              sizeof(Elf32_Rela), rdata.data, (uint32_t)rdata.len};
+    secs[L.symtab] = (sec){".symtab", SHT_SYMTAB, 0, 0, L.strtab, first_global, 4, sizeof(Elf32_Sym),
+                           symtab.data, (uint32_t)symtab.len};
+    secs[L.strtab] = (sec){".strtab", SHT_STRTAB, 0, 0, 0, 0, 1, 0, strtab.data, (uint32_t)strtab.len};
+    ws_elf_file file = {.type = ET_REL, .machine = WT_EM_WARP, .flags = u->e_flags, .secs = secs, .nsecs = L.count};
+    int rc = ws_elf_write(&file, out_path);
     ws_buf_free(&symtab);
     ws_buf_free(&strtab);
-    ws_buf_free(&shstrtab);
     ws_buf_free(&rtext);
     ws_buf_free(&rdata);
     for (size_t k = 0; k < u->nextra; k++) {

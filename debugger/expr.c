@@ -553,52 +553,11 @@ static int binary(parser *P, value *a, value *b, int op, value *out)
     return 0;
 }
 
-static int mul(parser *P, value *v)
+/* v op (the next operand): the operand parsed by `operand`, both freed after. */
+static int combine(parser *P, value *v, int op, int (*operand)(parser *, value *))
 {
-    if (unary(P, v)) return -1;
-    for (;;) {
-        int op = accept(P, "*") ? '*' : accept(P, "/") ? '/' : (accept(P, "mod") || accept(P, "%")) ? '%' : 0;
-        if (!op) return 0;
-        value b, r;
-        if (unary(P, &b)) {
-            wdb__value_free(v);
-            return -1;
-        }
-        int rc = binary(P, v, &b, op, &r);
-        wdb__value_free(v);
-        wdb__value_free(&b);
-        if (rc) return -1;
-        *v = r;
-    }
-}
-
-static int add(parser *P, value *v)
-{
-    if (mul(P, v)) return -1;
-    for (;;) {
-        int op = accept(P, "+") ? '+' : accept(P, "-") ? '-' : 0;
-        if (!op) return 0;
-        value b, r;
-        if (mul(P, &b)) {
-            wdb__value_free(v);
-            return -1;
-        }
-        int rc = binary(P, v, &b, op, &r);
-        wdb__value_free(v);
-        wdb__value_free(&b);
-        if (rc) return -1;
-        *v = r;
-    }
-}
-
-static int cmp(parser *P, value *v)
-{
-    if (add(P, v)) return -1;
-    int op = accept(P, "<=") ? 'l' : accept(P, ">=") ? 'g' : accept(P, "<>") ? '!' : accept(P, "!=") ? '!'
-           : accept(P, "==") ? '=' : accept(P, "=") ? '=' : accept(P, "<") ? '<' : accept(P, ">") ? '>' : 0;
-    if (!op) return 0;
     value b, r;
-    if (add(P, &b)) {
+    if (operand(P, &b)) {
         wdb__value_free(v);
         return -1;
     }
@@ -608,6 +567,34 @@ static int cmp(parser *P, value *v)
     if (rc) return -1;
     *v = r;
     return 0;
+}
+
+static int mul(parser *P, value *v)
+{
+    if (unary(P, v)) return -1;
+    for (;;) {
+        int op = accept(P, "*") ? '*' : accept(P, "/") ? '/' : (accept(P, "mod") || accept(P, "%")) ? '%' : 0;
+        if (!op) return 0;
+        if (combine(P, v, op, unary)) return -1;
+    }
+}
+
+static int add(parser *P, value *v)
+{
+    if (mul(P, v)) return -1;
+    for (;;) {
+        int op = accept(P, "+") ? '+' : accept(P, "-") ? '-' : 0;
+        if (!op) return 0;
+        if (combine(P, v, op, mul)) return -1;
+    }
+}
+
+static int cmp(parser *P, value *v)
+{
+    if (add(P, v)) return -1;
+    int op = accept(P, "<=") ? 'l' : accept(P, ">=") ? 'g' : accept(P, "<>") ? '!' : accept(P, "!=") ? '!'
+           : accept(P, "==") ? '=' : accept(P, "=") ? '=' : accept(P, "<") ? '<' : accept(P, ">") ? '>' : 0;
+    return op ? combine(P, v, op, add) : 0;
 }
 
 static int not_(parser *P, value *v)

@@ -1,5 +1,6 @@
 /* Support shared by every stage: diagnostics in the compilers' form, atomic output
- * files, an arena allocator per unit of work, growable buffers, file reading. */
+ * files, an arena allocator per unit of work, growable buffers, file reading, the
+ * ELF writer of objects and images. */
 #ifndef WARP_SUPPORT_H
 #define WARP_SUPPORT_H
 
@@ -91,5 +92,32 @@ void ws_buf_append(ws_buf *b, const void *p, size_t n);
 void ws_buf_puts(ws_buf *b, const char *s);
 void ws_buf_printf(ws_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ws_buf_free(ws_buf *b);
+
+/* ---- Writing ELF files: the assembler's objects and the linker's images -------- */
+
+/* One section: its header's fields and its bytes (none for SHT_NOBITS). */
+typedef struct ws_elf_section {
+    const char *name;
+    uint32_t type, flags, addr, link, info, align, entsize;
+    const void *data;
+    uint32_t size;
+} ws_elf_section;
+
+/* A PT_LOAD segment: the bytes of one section, mem_size bytes in memory. */
+typedef struct ws_elf_segment { uint32_t section, mem_size, flags; } ws_elf_segment;
+
+typedef struct ws_elf_file {
+    uint16_t type, machine;         /* ET_REL or ET_EXEC; EM_ */
+    uint32_t flags, entry;
+    const ws_elf_section *secs;     /* secs[0] is the null section */
+    uint32_t nsecs;                 /* the section-name table is added after them */
+    const ws_elf_segment *segs;
+    uint32_t nsegs;
+    int executable;                 /* a new file gets mode 0777 less the umask */
+} ws_elf_file;
+
+/* ELF32 little-endian, through a temporary file renamed into place ("-": standard
+ * output). 0, or -1 after a message naming path. */
+int ws_elf_write(const ws_elf_file *f, const char *path);
 
 #endif
