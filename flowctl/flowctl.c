@@ -352,9 +352,9 @@ static int step(an *A, path *P)
         return STEP_ON;
     }
     if (++A->used > A->budget)
-        return fail(A, P->pc, NULL,
-                    "the program runs for more than %llu clocks (all cells together): too long to time its I/O "
-                    "at compile time",
+        return fail(A, P->pc, RUNTIME_NOTE,
+                    "timing this program's I/O at compile time takes more than %llu bundles of abstract "
+                    "execution (all cells together, both ways of every branch on data): too long",
                     (unsigned long long)A->budget),
                STEP_ERROR;
     const fbundle *b = &A->code[P->pc];

@@ -320,6 +320,24 @@ static void test_queue_capacity_bounds_the_skew(void **state)
     assert_int_equal(run(&t, 3, r.skew + 1), WSIM_FLOW_BUG);
 }
 
+/* A program longer than the analysis budget is refused with a message that says
+ * so, not timed wrongly; the same program under the default budget is timed. */
+static void test_budget_refuses_a_program_too_long_to_time(void **state)
+{
+    (void)state;
+    tprog t;
+    pass_on(&t, 1, 1000);   /* 3 bundles a word, 6 cells (the abstract run of one serves all) */
+    wfc_program p = {.model = wt_model_get(WT_MODEL_WARP), .code = t.code, .ncode = t.n, .entry = 0,
+                     .first_cell = 0, .last_cell = 5, .max_clocks = 500};
+    wfc_result r;
+    assert_int_equal(wfc_analyse(&p, &r), -1);
+    assert_non_null(strstr(r.message, "more than 500 bundles"));
+    assert_non_null(strstr(r.note, "-fno-flow-control"));
+    p.max_clocks = 0;
+    assert_int_equal(wfc_analyse(&p, &r), 0);
+    assert_int_equal(r.skew, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_unequal_io_is_rejected),
         cmocka_unit_test(test_both_ways_has_no_skew),
         cmocka_unit_test(test_queue_capacity_bounds_the_skew),
+        cmocka_unit_test(test_budget_refuses_a_program_too_long_to_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
