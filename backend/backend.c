@@ -140,14 +140,19 @@ int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, char 
     if (rc == 0) rc = wb_emit_globals(mod, &head, &frames);
     if (rc == 0) {
         for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
-            if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == 0)
-                data_bytes += (uint32_t)((LLVMABISizeOfType(mod->td, LLVMGlobalGetValueType(g)) + 3) & ~3ull);
+            if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == 0) {
+                uint64_t bytes = LLVMABISizeOfType(mod->td, LLVMGlobalGetValueType(g));
+                wb_note_data_object(mod, g, NULL, bytes);
+                data_bytes += (uint32_t)((bytes + 3) & ~3ull);
+            }
         if (bundles > opts->model->prog_mem_bundles)
             rc = wb_error(mod, "the program needs %u bundles; %s program memory holds %u", (unsigned)bundles,
                           opts->model->name, opts->model->prog_mem_bundles);
         else if (data_bytes > opts->model->data_mem_bytes)
-            rc = wb_error(mod, "the program needs %u bytes of data memory; %s has %u", (unsigned)data_bytes,
-                          opts->model->name, opts->model->data_mem_bytes);
+            rc = wb_error(mod,
+                          "the program needs %u bytes of data memory; %s has %u (the largest object: %s, %llu bytes)",
+                          (unsigned)data_bytes, opts->model->name, opts->model->data_mem_bytes, mod->largest,
+                          (unsigned long long)mod->largest_bytes);
     }
     if (rc == 0 && mod->dinfo) rc = wb_dinfo_emit(mod->dinfo, bundles, &text);
     if (rc == 0) {

@@ -30,6 +30,22 @@ int wb_error(wb_module *mod, const char *fmt, ...)
     return -1;
 }
 
+void wb_note_data_object(wb_module *mod, LLVMValueRef v, const char *fn, uint64_t bytes)
+{
+    if (bytes <= mod->largest_bytes) return;
+    mod->largest_bytes = bytes;
+    size_t n;
+    const char *name = LLVMGetValueName2(v, &n);
+    LLVMTypeRef type = LLVMIsAAllocaInst(v) ? LLVMGetAllocatedType(v) : LLVMGlobalGetValueType(v);
+    const char *kind = LLVMGetTypeKind(type) == LLVMArrayTypeKind ? "array " : "";
+    if (!n)
+        snprintf(mod->largest, sizeof mod->largest, "an unnamed object%s%s", fn ? " of function " : "", fn ? fn : "");
+    else if (fn)
+        snprintf(mod->largest, sizeof mod->largest, "%s'%.*s' of function '%s'", kind, (int)(n > 60 ? 60 : n), name,
+                 fn);
+    else snprintf(mod->largest, sizeof mod->largest, "%s'%.*s'", kind, (int)(n > 60 ? 60 : n), name);
+}
+
 static int symbol_ok(const char *s, size_t n)
 {
     if (n == 0 || (s[0] >= '0' && s[0] <= '9')) return 0;
@@ -774,6 +790,7 @@ static int sel_alloca(isel *S, LLVMValueRef in)
     if (!LLVMIsAConstantInt(count))
         return fail(S, "an alloca of variable size (frames are static)");
     uint64_t bytes = LLVMABISizeOfType(S->mod->td, LLVMGetAllocatedType(in)) * LLVMConstIntGetZExtValue(count);
+    wb_note_data_object(S->mod, in, S->f->name, bytes);
     if (bytes > 0x7fffffffu) return fail(S, "an alloca too large for data memory");
     uint32_t at = wb_frame_alloc(S->f, (uint32_t)bytes);
     vinfo *vi = info(S, in, 1);

@@ -277,6 +277,9 @@ typedef struct wb_module {
     const char **names;
     int nnames;
     struct wb_dinfo *dinfo;    /* -g: DWARF collected function by function */
+    /* The largest object in data memory, named when the program does not fit. */
+    uint64_t largest_bytes;
+    char largest[160];         /* "array 'a' of function 'f'" */
 } wb_module;
 
 /* NULL, with a message in err, if the module's data layout is not the contract's. */
@@ -284,6 +287,9 @@ wb_module *wb_module_new(LLVMModuleRef m, char *err, size_t errlen);
 void wb_module_free(wb_module *mod);
 /* Records the first error ("backend: ..."); later ones are dropped. Returns -1. */
 int wb_error(wb_module *mod, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Notes an object of data memory (a global, or a frame's variable in function fn,
+ * NULL for globals), for the message when the program does not fit. */
+void wb_note_data_object(wb_module *mod, LLVMValueRef v, const char *fn, uint64_t bytes);
 /* The assembly name of a global variable or function; NULL (and an error) if it
  * cannot be written as a symbol. Unnamed globals get a generated name. */
 const char *wb_global_symbol(wb_module *mod, LLVMValueRef g);
