@@ -195,6 +195,16 @@ static int group_ready(const wb_func *f, const bundle_state *st, const node *nod
     return 1;
 }
 
+/* Have all of node i's bundle group (or i alone) their operands, so that the group
+ * can issue once the clock and the units allow? */
+static int group_available(const node *nodes, int i)
+{
+    if (nodes[i].gfirst < 0) return 1;
+    for (int g = nodes[i].gfirst; g >= 0; g = nodes[g].gnext)
+        if (nodes[g].done || nodes[g].npred > 0) return 0;
+    return 1;
+}
+
 static int distinct_literals(const wb_ins *in, int *last)
 {
     int n = 0;
@@ -522,15 +532,21 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
              * values under the limit. Over the limit, an operation that adds a live
              * value waits while one that does not is still to come. */
             int best = -1, best_mop = 0, calm = -1, calm_mop = 0, waiting = 0, best_at = -1, calm_at = -1;
+            int oldest = -1, oldest_at = -1, oldest_mop = -1;
             for (int a = 0; a < navail; a++) {
                 int i = avail[a];
                 node *x = &nodes[i];
                 int mop;
+                if (oldest < 0 && group_available(nodes, i)) {
+                    oldest = i;
+                    oldest_at = a;
+                }
                 if (x->gfirst >= 0 && !group_ready(f, &st, nodes, i, t)) continue;
                 int delta = pressure_delta(pr, x->in);
                 int over = delta > 0 && pr->count + delta > pr->limit;
                 if (!over) waiting = 1;
                 if (x->ready > t || !fits(f, &st, x, t, &mop)) continue;
+                if (i == oldest) oldest_mop = mop;
                 if (best < 0 || x->height > nodes[best].height) {
                     best = i;
                     best_mop = mop;
@@ -548,6 +564,17 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
                 best_at = calm_at;
             } else if (waiting) {
                 best = -1;
+            } else if (oldest >= 0) {
+                /* Every operation left would add a live value past the limit: only
+                 * the first in program order goes, when it can. Another one (a load
+                 * whose user is a thousand clocks away, a spill's reload) would hold
+                 * its register all that while, and the next and the next: the block
+                 * would need ever more registers, and spilling would not help, as
+                 * the reloads would be hoisted as far. Program order is a schedule
+                 * whose pressure spilling can always bring down. */
+                best = oldest_mop >= 0 ? oldest : -1;
+                best_mop = oldest_mop;
+                best_at = oldest_at;
             }
             if (best < 0) break;
             /* users of one received word issue together: the whole group goes */
