@@ -391,13 +391,27 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
             for (int oj = oi; oj < loop_end[b->id]; oj++) len += f->blocks[f->order[oj]]->len;
             ws_buf_printf(out, "        ; loop: %d bundles an iteration\n", len);
         }
+        /* The operations bucketed by issue clock, each bucket in program order
+         * (looking for each clock's operations in the whole block would cost
+         * clocks times operations on a long block). */
         int n = b->nins + (b->term.op != WT_OP_NONE);
-        slot_ref *refs = ws_xcalloc((size_t)n + 1, sizeof *refs);
+        slot_ref *all = ws_xcalloc((size_t)n + 1, sizeof *all);
+        int *first_of = ws_xcalloc((size_t)b->len + 2, sizeof *first_of);
+        for (int i = 0; i < n; i++) {
+            int c = i < b->nins ? b->ins[i].cycle : b->term.cycle;
+            if (c >= 0 && c < b->len) first_of[c + 1]++;
+        }
+        for (int c = 0; c < b->len; c++) first_of[c + 1] += first_of[c];
+        int *fill_at = ws_xcalloc((size_t)b->len + 1, sizeof *fill_at);
+        memcpy(fill_at, first_of, sizeof *fill_at * (size_t)b->len);
+        for (int i = 0; i < n; i++) {
+            const wb_ins *in = i < b->nins ? &b->ins[i] : &b->term;
+            if (in->cycle >= 0 && in->cycle < b->len) all[fill_at[in->cycle]++] = (slot_ref){in, i};
+        }
+        free(fill_at);
         for (int c = 0; c < b->len; c++) {
-            int k = 0;
-            for (int i = 0; i < b->nins; i++)
-                if (b->ins[i].cycle == c) refs[k++] = (slot_ref){&b->ins[i], i};
-            if (b->term.op != WT_OP_NONE && b->term.cycle == c) refs[k++] = (slot_ref){&b->term, b->nins};
+            slot_ref *refs = all + first_of[c];
+            int k = first_of[c + 1] - first_of[c];
             qsort(refs, (size_t)k, sizeof *refs, cmp_slot);
             /* Line records are emitted with or without -g: a run-time fault must name
              * its source line (w2-language.md), and they cost no program memory.
@@ -442,7 +456,8 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
             }
             ws_buf_puts(out, "\n");
         }
-        free(refs);
+        free(all);
+        free(first_of);
     }
     ws_buf_printf(out, DIR, ".size");
     wb_put_symbol(out, f->name, 0);
