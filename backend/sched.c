@@ -473,6 +473,101 @@ static int cmp_gmember(const void *a, const void *b)
     return (x->node > y->node) - (x->node < y->node);
 }
 
+/* ---- Operations whose users are far away ---------------------------------------------
+ *
+ * An operation that defines a value and could issue now, but whose slack (the
+ * longest path left in the block, less its own) is more than FAR_SLACK clocks,
+ * gains nothing by going early except when a unit is idle anyway; it costs a
+ * register for all that while. Such operations wait in a heap by priority, off
+ * the list scanned each clock (a long block has thousands: every reload of a
+ * variable that LLVM could not keep in a register), and join it as the block's
+ * remaining critical path shrinks to within FAR_SLACK of their own. Before that,
+ * one of them issues only into a bundle that nothing nearer can use, and only
+ * while fewer than half the registers the scheduler may fill hold live values,
+ * or if it kills more values than it makes. */
+enum { FAR_SLACK = 32, FAR_TRIES = 64 };
+
+typedef struct far_heap {
+    int *at;
+    int n;
+} far_heap;
+
+/* Higher priority first: height, then program order, as the list is scanned. */
+static int far_before(const node *nodes, int i, int j)
+{
+    if (nodes[i].height != nodes[j].height) return nodes[i].height > nodes[j].height;
+    return i < j;
+}
+
+static void far_push(far_heap *h, const node *nodes, int i)
+{
+    int k = h->n++;
+    while (k > 0 && far_before(nodes, i, h->at[(k - 1) / 2])) {
+        h->at[k] = h->at[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    h->at[k] = i;
+}
+
+static void far_remove_root(far_heap *h, const node *nodes)
+{
+    int last = h->at[--h->n], k = 0;
+    for (;;) {
+        int c = 2 * k + 1;
+        if (c >= h->n) break;
+        if (c + 1 < h->n && far_before(nodes, h->at[c + 1], h->at[c])) c++;
+        if (!far_before(nodes, h->at[c], last)) break;
+        h->at[k] = h->at[c];
+        k = c;
+    }
+    if (h->n > 0) h->at[k] = last;
+}
+
+/* The first operation not yet issued (a bundle group issues its members from the
+ * heap too), or -1. */
+static int far_top(far_heap *h, const node *nodes)
+{
+    while (h->n > 0 && nodes[h->at[0]].done) far_remove_root(h, nodes);
+    return h->n > 0 ? h->at[0] : -1;
+}
+
+static int far_pop(far_heap *h, const node *nodes)
+{
+    int top = far_top(h, nodes);
+    if (top >= 0) far_remove_root(h, nodes);
+    return top;
+}
+
+/* One heap per unit class (and one for copies, which take either of two): a
+ * bundle whose class is full skips the whole heap at once. */
+enum { NFAR = WT_NUCLASSES + 1 };
+
+static int far_bucket(const wb_ins *in)
+{
+    return in->op == WB_COPY ? WT_NUCLASSES : (int)wt_ops[in->op].uclass;
+}
+
+static void avail_insert(int *avail, int *navail, int i)
+{
+    int pos = (*navail)++;
+    while (pos > 0 && avail[pos - 1] > i) {
+        avail[pos] = avail[pos - 1];
+        pos--;
+    }
+    avail[pos] = i;
+}
+
+/* A newly issuable operation joins the list, or the heap if it defines a value
+ * that is not wanted for a while. */
+static void make_available(const node *nodes, int i, int critical, int *avail, int *navail, far_heap *far)
+{
+    const wb_ins *in = nodes[i].in;
+    if (wb_has_dest(in->op) && wb_is_vreg(in->d) && critical - nodes[i].height > FAR_SLACK)
+        far_push(&far[far_bucket(in)], nodes, i);
+    else
+        avail_insert(avail, navail, i);
+}
+
 static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
 {
     int has_term = b->term.op != WT_OP_NONE;
@@ -516,8 +611,12 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
     /* The operations whose predecessors have all issued, in program order (the
      * order breaks ties of priority): only these are looked at each clock. */
     int *avail = ws_xcalloc((size_t)n, sizeof *avail), navail = 0;
+    far_heap far[NFAR];
+    for (int c = 0; c < NFAR; c++) far[c] = (far_heap){ws_xcalloc((size_t)n, sizeof(int)), 0};
+    int critical = 0;   /* the longest path left: the greatest height not yet issued */
+    for (int i = 0; i < n; i++) critical = max(critical, nodes[i].height);
     for (int i = 0; i < n; i++)
-        if (nodes[i].npred == 0) avail[navail++] = i;
+        if (nodes[i].npred == 0) make_available(nodes, i, critical, avail, &navail, far);
     int left = n;
     for (int t = 0; left > 0; t++) {
         /* a bundle group that could never issue would loop here forever */
@@ -528,6 +627,18 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
         st.gate_reads = 0;
         st.gate_writes = 0;
         for (;;) {
+            /* The operation of greatest height not yet issued has all its
+             * predecessors issued, or one of equal height has (a path to it is
+             * no shorter): the greatest height on the list or in the heap. */
+            critical = 0;
+            for (int a = 0; a < navail; a++) critical = max(critical, nodes[avail[a]].height);
+            for (int c = 0; c < NFAR; c++) {
+                int top = far_top(&far[c], nodes);
+                if (top >= 0) critical = max(critical, nodes[top].height);
+            }
+            for (int c = 0, top; c < NFAR; c++)
+                while ((top = far_top(&far[c], nodes)) >= 0 && critical - nodes[top].height <= FAR_SLACK)
+                    avail_insert(avail, &navail, far_pop(&far[c], nodes));
             /* The best operation that fits, and the best that also keeps the live
              * values under the limit. Over the limit, an operation that adds a live
              * value waits while one that does not is still to come. */
@@ -558,6 +669,28 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
                     calm_at = a;
                 }
             }
+            for (int c = 0; c < NFAR; c++) {
+                /* A far operation goes if it comes before the best near one (an
+                 * operation that defines nothing is never far: a send, a store) or
+                 * nothing near fits. */
+                int tried[FAR_TRIES], ntried = 0, top;
+                if (c < WT_NUCLASSES && st.used[c] >= (int)wt_class_slots((wt_unit_class)c)) continue;
+                while (ntried < FAR_TRIES && (top = far_top(&far[c], nodes)) >= 0 &&
+                       (calm < 0 || far_before(nodes, top, calm))) {
+                    int i = far_pop(&far[c], nodes), mop;
+                    tried[ntried++] = i;
+                    node *x = &nodes[i];
+                    if (x->gfirst >= 0 && !group_ready(f, &st, nodes, i, t)) continue;
+                    if (x->ready > t || !fits(f, &st, x, t, &mop)) continue;
+                    int delta = pressure_delta(pr, x->in);
+                    if (delta > 0 && pr->count + delta > pr->limit) continue;
+                    calm = i;
+                    calm_mop = mop;
+                    calm_at = -1;
+                    break;
+                }
+                for (int k = 0; k < ntried; k++) far_push(&far[c], nodes, tried[k]);
+            }
             if (calm >= 0) {
                 best = calm;
                 best_mop = calm_mop;
@@ -586,7 +719,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
                 pressure_issue(pr, x->in);
                 place(f, &st, x, t, mop);
                 left--;
-                int at = g == best && best_at < navail && avail[best_at] == g ? best_at : 0;
+                int at = g == best && best_at >= 0 && best_at < navail && avail[best_at] == g ? best_at : 0;
                 while (at < navail && avail[at] != g) at++;
                 if (at < navail) {
                     memmove(&avail[at], &avail[at + 1], sizeof *avail * (size_t)(navail - at - 1));
@@ -596,19 +729,13 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
                     int yi = x->succ[k];
                     node *y = &nodes[yi];
                     y->ready = max(y->ready, t + x->dist[k]);
-                    if (--y->npred == 0) {
-                        int pos = navail++;
-                        while (pos > 0 && avail[pos - 1] > yi) {
-                            avail[pos] = avail[pos - 1];
-                            pos--;
-                        }
-                        avail[pos] = yi;
-                    }
+                    if (--y->npred == 0) make_available(nodes, yi, critical, avail, &navail, far);
                 }
             }
         }
     }
     free(avail);
+    for (int c = 0; c < NFAR; c++) free(far[c].at);
 
     for (int i = 0; i < n; i++) {
         const node *x = &nodes[i];
