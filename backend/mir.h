@@ -259,6 +259,20 @@ void wb_live_free(wb_live *l);
 static inline int wb_bit(const uint64_t *set, int v) { return (int)((set[v >> 6] >> (v & 63)) & 1); }
 static inline void wb_bit_set(uint64_t *set, int v) { set[v >> 6] |= 1ull << (v & 63); }
 static inline void wb_bit_clear(uint64_t *set, int v) { set[v >> 6] &= ~(1ull << (v & 63)); }
+/* The first member >= from of a set of `words` words, or -1: walking a sparse set
+ * costs its words, not its bits (a long function has many blocks and vregs). */
+static inline int wb_bit_next(const uint64_t *set, int words, int from)
+{
+    if (from < 0) from = 0;
+    int k = from >> 6;
+    if (k >= words) return -1;
+    uint64_t bits = set[k] & (~0ull << (from & 63));
+    while (!bits) {
+        if (++k >= words) return -1;
+        bits = set[k];
+    }
+    return k * 64 + __builtin_ctzll(bits);
+}
 
 /* The block's successors (up to 2: term target, then fall); returns how many. */
 int wb_succs(const wb_block *b, int succ[2]);

@@ -135,8 +135,8 @@ static void build_ranges(wb_func *f, rangeset *ranges, uint8_t **dead_of)
         memset(dead, 0, (size_t)b->nins + 1);
 
         memcpy(live, l->out + (size_t)id * w, w * sizeof *live);
-        for (int v = 1; v < f->nvregs; v++)
-            if (wb_bit(live, v)) end[v] = base + b->len;
+        for (int v = wb_bit_next(live, (int)w, 1); v >= 0 && v < f->nvregs; v = wb_bit_next(live, (int)w, v + 1))
+            end[v] = base + b->len;
         int k = n - 1;
         for (int c = b->len - 1; c >= 0; c--) {
             int first = k;
@@ -166,8 +166,8 @@ static void build_ranges(wb_func *f, rangeset *ranges, uint8_t **dead_of)
             }
             k = first;
         }
-        for (int v = 1; v < f->nvregs; v++)
-            if (wb_bit(live, v)) rs_add(&ranges[v], base, end[v]);
+        for (int v = wb_bit_next(live, (int)w, 1); v >= 0 && v < f->nvregs; v = wb_bit_next(live, (int)w, v + 1))
+            rs_add(&ranges[v], base, end[v]);
         base += b->len;
         free(ins);
     }

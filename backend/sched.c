@@ -758,16 +758,28 @@ void wb_schedule(wb_func *f, int limit)
     pressure pr = {.limit = limit};
     pr.uses_left = ws_xcalloc((size_t)f->nvregs, sizeof *pr.uses_left);
     pr.live = ws_xcalloc((size_t)f->nvregs, 1);
+    /* Only the block's own vregs are set and cleared: a walk over all of them
+     * for each block costs blocks times vregs on a long function. The count of
+     * reads left returns to zero as the block's operations issue. */
     for (int id = 0; id < f->nblocks; id++) {
         const uint64_t *in = l->in + (size_t)id * w;
+        wb_block *b = f->blocks[id];
         pr.live_out = l->out + (size_t)id * w;
         pr.count = 0;
-        for (int v = 1; v < f->nvregs; v++) {
-            pr.live[v] = (uint8_t)wb_bit(in, v);
-            pr.count += pr.live[v];
-            pr.uses_left[v] = 0;
+        for (int v = wb_bit_next(in, (int)w, 1); v >= 0 && v < f->nvregs; v = wb_bit_next(in, (int)w, v + 1)) {
+            pr.live[v] = 1;
+            pr.count++;
         }
-        if (!f->blocks[id]->fixed) schedule_block(f, f->blocks[id], &pr);
+        if (!b->fixed) schedule_block(f, b, &pr);
+        for (int v = wb_bit_next(in, (int)w, 1); v >= 0 && v < f->nvregs; v = wb_bit_next(in, (int)w, v + 1))
+            pr.live[v] = 0;
+        for (int i = 0; i <= b->nins; i++) {
+            const wb_ins *x = i == b->nins ? &b->term : &b->ins[i];
+            if (x->op == WT_OP_NONE) continue;
+            if (wb_has_dest(x->op) && wb_is_vreg(x->d) && (int)x->d.v < f->nvregs) pr.live[x->d.v] = 0;
+            for (int k = 0; k < wb_nsrc(x->op); k++)
+                if (wb_is_vreg(x->s[k]) && (int)x->s[k].v < f->nvregs) pr.uses_left[x->s[k].v] = 0;
+        }
     }
     free(pr.uses_left);
     free(pr.live);
