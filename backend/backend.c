@@ -71,6 +71,7 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
         for (int round = 0;; round++) {
             wb_schedule(f, limit);
             int r = wb_regalloc(f);
+            if (getenv("BBDBG")) fprintf(stderr, "round %d limit %d r %d nvregs %d\n", round, limit, r, f->nvregs);
             if (r == 0) break;
             /* The allocator spills only values the pipelined blocks never touch:
              * their bundles are final. When that is not enough, start again. */

@@ -217,14 +217,17 @@ int wb_regalloc(wb_func *f)
     build_ranges(f, ranges, dead);
 
     /* Copy partners, for hints. */
-    int *hint_a = NULL, *hint_b = NULL, nh = 0;
+    int *hint_a = NULL, *hint_b = NULL, nh = 0, hcap = 0;
     for (int id = 0; id < f->nblocks; id++) {
         const wb_block *b = f->blocks[id];
         for (int i = 0; i < b->nins; i++) {
             const wb_ins *in = &b->ins[i];
             if (in->op != WB_COPY || !wb_is_vreg(in->d) || !wb_is_vreg(in->s[0])) continue;
-            hint_a = ws_xrealloc(hint_a, sizeof *hint_a * (size_t)(nh + 1));
-            hint_b = ws_xrealloc(hint_b, sizeof *hint_b * (size_t)(nh + 1));
+            if (nh == hcap) {
+                hcap = hcap ? 2 * hcap : 64;
+                hint_a = ws_xrealloc(hint_a, sizeof *hint_a * (size_t)hcap);
+                hint_b = ws_xrealloc(hint_b, sizeof *hint_b * (size_t)hcap);
+            }
             hint_a[nh] = (int)in->d.v;
             hint_b[nh++] = (int)in->s[0].v;
         }
@@ -236,14 +239,31 @@ int wb_regalloc(wb_func *f)
         if (ranges[v].n) order[no++] = (by_start){ranges[v].r[0].s, v};
     qsort(order, (size_t)no, sizeof *order, cmp_start);
 
+    /* Each vreg's partners, in the order of the copies (a walk over every copy for
+     * each vreg would cost values times copies). */
+    int *hint_first = ws_xcalloc((size_t)nv + 1, sizeof *hint_first);
+    int *partners = ws_xcalloc((size_t)nh * 2 + 1, sizeof *partners);
+    for (int h = 0; h < nh; h++) {
+        if (hint_a[h] < nv) hint_first[hint_a[h] + 1]++;
+        if (hint_b[h] != hint_a[h] && hint_b[h] < nv) hint_first[hint_b[h] + 1]++;
+    }
+    for (int v = 0; v < nv; v++) hint_first[v + 1] += hint_first[v];
+    int *hint_fill = ws_xcalloc((size_t)nv + 1, sizeof *hint_fill);
+    memcpy(hint_fill, hint_first, sizeof *hint_fill * (size_t)nv);
+    for (int h = 0; h < nh; h++) {
+        if (hint_a[h] < nv) partners[hint_fill[hint_a[h]]++] = hint_b[h];
+        if (hint_b[h] != hint_a[h] && hint_b[h] < nv) partners[hint_fill[hint_b[h]]++] = hint_a[h];
+    }
+    free(hint_fill);
+
     int *reg = ws_xcalloc((size_t)nv, sizeof *reg);   /* 0: none */
     rangeset *occ = ws_xcalloc((size_t)nregs, sizeof *occ);
     uint8_t *failed = ws_xcalloc((size_t)nv, 1);
     int nfailed = 0;
     for (int oi = 0; oi < no; oi++) {
         int v = order[oi].v, got = 0;
-        for (int h = 0; h < nh && !got; h++) {
-            int partner = hint_a[h] == v ? hint_b[h] : hint_b[h] == v ? hint_a[h] : 0;
+        for (int h = hint_first[v]; h < hint_first[v + 1] && !got; h++) {
+            int partner = partners[h];
             int r = partner ? reg[partner] : 0;
             if (r && !rs_overlaps(&occ[r], &ranges[v])) got = r;
         }
@@ -353,5 +373,7 @@ int wb_regalloc(wb_func *f)
     free(order);
     free(hint_a);
     free(hint_b);
+    free(hint_first);
+    free(partners);
     return rc;
 }
