@@ -2519,6 +2519,96 @@ static void test_machine_ir_prints(void **state)
     LLVMContextDispose(ctx);
 }
 
+/* The most values live at once in a scheduled block, counted as the allocator
+ * counts them: from a definition's issue to its last read's issue. */
+static int max_live(const wb_block *b, int nvregs)
+{
+    int *def = calloc((size_t)nvregs, sizeof *def), *last = calloc((size_t)nvregs, sizeof *last);
+    for (int v = 0; v < nvregs; v++) def[v] = last[v] = -1;
+    for (int i = 0; i <= b->nins; i++) {
+        const wb_ins *in = i == b->nins ? &b->term : &b->ins[i];
+        if (in->op == WT_OP_NONE) continue;
+        for (int k = 0; k < wb_nsrc(in->op); k++)
+            if (wb_is_vreg(in->s[k]) && in->cycle > last[in->s[k].v]) last[in->s[k].v] = in->cycle;
+        if (wb_has_dest(in->op) && wb_is_vreg(in->d)) def[in->d.v] = in->cycle;
+    }
+    int *delta = calloc((size_t)b->len + 2, sizeof *delta), most = 0, live = 0;
+    for (int v = 1; v < nvregs; v++)
+        if (def[v] >= 0 && last[v] > def[v]) {
+            delta[def[v]]++;
+            delta[last[v]]--;
+        }
+    for (int c = 0; c <= b->len; c++) {
+        live += delta[c];
+        if (live > most) most = live;
+    }
+    free(def);
+    free(last);
+    free(delta);
+    return most;
+}
+
+static void test_long_block_pressure_stays_under_the_limit(void **state)
+{
+    (void)state;
+    /* A chain of 600 dependent steps (a compare, a select, an add: an `if` made
+     * straight) with a reload of x every 6, each read only by the next steps of
+     * the chain: every reload could issue at the top of the block. Hoisted there, they would hold 100 registers, and each for
+     * thousands of clocks; the scheduler keeps the values live within the
+     * registers, so the allocator finds them in one round. */
+    ws_buf ir = {0};
+    ws_buf_puts(&ir, HEADER "@x = internal global float 0.0\n"
+                             "define void @main() {\nentry:\n"
+                             "  %x0 = call float @w2.recv.f32(i32 0)\n"
+                             "  store float %x0, ptr @x\n  %y0 = fadd float %x0, 1.0\n  %l0 = fadd float %x0, 0.0\n");
+    int loads = 0;
+    for (int k = 1; k <= 600; k++) {
+        if (k % 6 == 0) {
+            ws_buf_printf(&ir, "  %%l%d = load float, ptr @x\n", ++loads);
+            ws_buf_printf(&ir, "  %%y%d = fmul float %%y%d, %%l%d\n", k, k - 1, loads);
+        } else {
+            ws_buf_printf(&ir, "  %%c%d = fcmp ogt float %%y%d, 3.0\n", k, k - 1);
+            ws_buf_printf(&ir, "  %%s%d = select i1 %%c%d, float %%l%d, float 1.0\n", k, k, loads);
+            ws_buf_printf(&ir, "  %%y%d = fadd float %%y%d, %%s%d\n", k, k - 1, k);
+        }
+    }
+    ws_buf_puts(&ir, "  call void @w2.send.f32(i32 1, float %y600)\n  ret void\n}\n");
+    ws_buf_append(&ir, "", 1);
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir.data, strlen(ir.data), "long.ll");
+    LLVMModuleRef m;
+    char *msg = NULL, err[256];
+    if (LLVMParseIRInContext(ctx, mb, &m, &msg)) fail_msg("%s", msg);
+    ws_buf_free(&ir);
+    static const char *models[] = {"warp", "iwarp"};
+    for (int mi = 0; mi < 2; mi++) {
+        wb_module *mod = wb_module_new(m, err, sizeof err);
+        assert_non_null(mod);
+        const wt_model *model = wt_model_by_name(models[mi]);
+        wb_func *f = wb_func_new("main", model);
+        if (wb_isel(mod, LLVMGetNamedFunction(m, "main"), f)) fail_msg("%s", err);
+        wb_lower_phis(f);
+        wb_fold_gates(f);
+        wb_layout(f);
+        wb_coalesce(f);
+        int limit = (int)model->nregs - 1 - 4, longest = 0;
+        wb_schedule(f, limit);
+        for (int id = 0; id < f->nblocks; id++) {
+            int live = max_live(f->blocks[id], f->nvregs);
+            if (live > longest) longest = live;
+        }
+        /* Over its limit the scheduler lets only the oldest operation add a value
+         * (here, a compare): it may go a little past, never past the registers. */
+        if (longest > (int)model->nregs - 1)
+            fail_msg("%s: %d values live at once; %d registers", models[mi], longest, (int)model->nregs - 1);
+        assert_int_equal(wb_regalloc(f), 0);
+        wb_func_free(f);
+        wb_module_free(mod);
+    }
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+}
+
 static void test_checker_catches_violations(void **state)
 {
     (void)state;
@@ -2551,6 +2641,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checker_catches_violations),
+        cmocka_unit_test(test_long_block_pressure_stays_under_the_limit),
         cmocka_unit_test(test_machine_ir_prints),
         cmocka_unit_test(test_polynomial_all_levels_and_models),
         cmocka_unit_test(test_gate_folding),
