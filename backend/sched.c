@@ -20,8 +20,11 @@
  * picks the slot within a class, so after the divide's bundle the whole class
  * waits: whichever slot the divide landed in stays free of new work.
  * Priority: longest latency path to the block's end, then program order; but when
- * the values live at once reach the limit, operations that do not add one go first
- * (the allocator works on this schedule, so it cannot undo a crowded one). */
+ * the values live at once reach the limit, operations that do not add one go first,
+ * and if none is left only the oldest in program order may add one (the allocator
+ * works on this schedule, so it cannot undo a crowded one). An operation whose value
+ * is not wanted for more than FAR_SLACK clocks only fills bundles nothing nearer
+ * can use. */
 #include "mir.h"
 
 #include <stdlib.h>
