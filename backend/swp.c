@@ -1247,13 +1247,11 @@ typedef struct nloop {
 static int in_loop(const nloop *lp, int id) { return id >= 0 && id < lp->nin && lp->in[id]; }
 
 /* Natural loops: a back edge goes to a block that dominates its source. */
-static int find_loops(const wb_func *f, nloop **out)
+/* Which blocks the entry reaches (f->norder > 0): a byte per block. */
+static uint8_t *reachable_blocks(const wb_func *f)
 {
-    int nb = f->nblocks, w = (nb + 63) / 64, nl = 0;
-    *out = NULL;
-    if (f->norder == 0) return 0;
-    uint8_t *reach = ws_xcalloc((size_t)nb, 1);
-    int *stack = ws_xcalloc((size_t)nb + 1, sizeof *stack), sp = 0;
+    uint8_t *reach = ws_xcalloc((size_t)f->nblocks, 1);
+    int *stack = ws_xcalloc((size_t)f->nblocks + 1, sizeof *stack), sp = 0;
     stack[sp++] = f->order[0];
     reach[f->order[0]] = 1;
     while (sp) {
@@ -1264,6 +1262,17 @@ static int find_loops(const wb_func *f, nloop **out)
                 stack[sp++] = succ[k];
             }
     }
+    free(stack);
+    return reach;
+}
+
+static int find_loops(const wb_func *f, nloop **out)
+{
+    int nb = f->nblocks, w = (nb + 63) / 64, nl = 0;
+    *out = NULL;
+    if (f->norder == 0) return 0;
+    uint8_t *reach = reachable_blocks(f);
+    int *stack = ws_xcalloc((size_t)nb + 1, sizeof *stack), sp = 0;
     uint64_t *dom = ws_xcalloc((size_t)nb * (size_t)w + 1, sizeof *dom);
     uint64_t *tmp = ws_xcalloc((size_t)w + 1, sizeof *tmp);
     for (int b = 0; b < nb; b++)
@@ -1842,23 +1851,11 @@ void wb_swp(wb_func *f, const wb_swp_options *o)
     /* A pipelined loop with a known trip count and nothing left over never runs
      * its original code: it leaves the layout (no bundles, no program memory). */
     if (f->norder) {
-        uint8_t *reach = ws_xcalloc((size_t)f->nblocks, 1);
-        int *stack = ws_xcalloc((size_t)f->nblocks + 1, sizeof *stack), sp = 0;
-        stack[sp++] = f->order[0];
-        reach[f->order[0]] = 1;
-        while (sp) {
-            int succ[2], b = stack[--sp], n = wb_succs(f->blocks[b], succ);
-            for (int k = 0; k < n; k++)
-                if (!reach[succ[k]]) {
-                    reach[succ[k]] = 1;
-                    stack[sp++] = succ[k];
-                }
-        }
+        uint8_t *reach = reachable_blocks(f);
         int n = 0;
         for (int i = 0; i < f->norder; i++)
             if (reach[f->order[i]]) f->order[n++] = f->order[i];
         f->norder = n;
         free(reach);
-        free(stack);
     }
 }
