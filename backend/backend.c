@@ -12,12 +12,78 @@
  *   wb_schedule     bundles (list scheduling per block)    } again after a spill
  *   wb_regalloc     registers on the bundles' issue clocks  }
  *   wb_emit_*       assembly text
+ *
+ * Each pass's name (wb_pass_names) is what -print-before=, -print-after= and the
+ * verifier's messages (-verify-each, wb_verify) call it.
  */
 #include "mir.h"
 
 #include <llvm-c/DebugInfo.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *const wb_pass_names[WB_NPASSES] = {
+    [WB_PASS_ISEL] = "isel",         [WB_PASS_PHIS] = "phis",         [WB_PASS_GATES] = "gates",
+    [WB_PASS_LAYOUT] = "layout",     [WB_PASS_COALESCE] = "coalesce", [WB_PASS_SWP] = "swp",
+    [WB_PASS_SPILL_CALLS] = "spill-calls", [WB_PASS_SCHEDULE] = "schedule", [WB_PASS_REGALLOC] = "regalloc",
+};
+
+int wb_pass_lookup(const char *name)
+{
+    for (int p = 0; p < WB_NPASSES; p++)
+        if (strcmp(wb_pass_names[p], name) == 0) return p;
+    return -1;
+}
+
+/* One function's way through the passes: what to print around each, and the
+ * invariants that hold so far for the verifier. */
+typedef struct pass_run {
+    wb_module *mod;
+    const wb_options *opts;
+    wb_func *f;
+    unsigned stage;     /* WB_VERIFY_* */
+    int attempt, round;
+} pass_run;
+
+static void dump(const pass_run *pr, const char *when, wb_pass p)
+{
+    ws_buf text = {0};
+    ws_buf_printf(&text, "# *** IR Dump %s %s", when, wb_pass_names[p]);
+    if (pr->attempt) ws_buf_printf(&text, " (attempt %d)", pr->attempt + 1);
+    if ((p == WB_PASS_SCHEDULE || p == WB_PASS_REGALLOC) && pr->round) ws_buf_printf(&text, " (round %d)", pr->round + 1);
+    ws_buf_puts(&text, " ***:\n");
+    wb_mir_print(pr->f, &text);
+    ws_buf_puts(&text, "\n");
+    fwrite(text.data, 1, text.len, pr->opts->dump ? pr->opts->dump : stderr);
+    ws_buf_free(&text);
+}
+
+static void before(const pass_run *pr, wb_pass p)
+{
+    if (pr->opts->print_before >> p & 1) dump(pr, "Before", p);
+}
+
+/* After a pass: its dump, then the verifier; -1 (and the module's error) if the
+ * pass broke an invariant. */
+static int after(pass_run *pr, wb_pass p)
+{
+    if (pr->opts->print_after >> p & 1) dump(pr, "After", p);
+    if (!pr->opts->verify_each) return 0;
+    ws_buf why = {0};
+    int rc = 0;
+    if (wb_verify(pr->f, pr->stage, &why) != 0)
+        rc = wb_error(pr->mod, "internal error: machine IR verifier, after %s: %.*s", wb_pass_names[p], (int)why.len,
+                      why.data);
+    ws_buf_free(&why);
+    return rc;
+}
+
+static int run(pass_run *pr, wb_pass p, void (*pass)(wb_func *))
+{
+    before(pr, p);
+    pass(pr->f);
+    return after(pr, p);
+}
 
 /* Spilling shortens live ranges each round; this bounds a pathological case. */
 enum { MAX_ALLOC_ROUNDS = 16, PRESSURE_MARGIN = 4, SQUEEZE_ATTEMPTS = 3, SQUEEZE_STEP = 6 };
@@ -53,25 +119,37 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
     if (!name) return -1;
     wb_func *f = wb_func_new(name, opts->model);
     f->debug = mod->dinfo != NULL;
+    pass_run pr = {mod, opts, f, 0, squeeze / SQUEEZE_STEP, 0};
+    before(&pr, WB_PASS_ISEL);
     int rc = wb_isel(mod, fn, f);
+    if (rc == 0) rc = after(&pr, WB_PASS_ISEL);
+    if (rc == 0) rc = run(&pr, WB_PASS_PHIS, wb_lower_phis);
+    if (rc == 0) rc = run(&pr, WB_PASS_GATES, wb_fold_gates);
+    if (rc == 0) rc = run(&pr, WB_PASS_LAYOUT, wb_layout);
+    if (rc == 0) rc = run(&pr, WB_PASS_COALESCE, wb_coalesce);
+    if (rc == 0 && opts->opt_level > 0) {
+        wb_swp_options so = {!opts->no_swp, swp_disabled, wb_source_file(mod), squeeze, report};
+        before(&pr, WB_PASS_SWP);
+        wb_swp(f, &so);
+        rc = after(&pr, WB_PASS_SWP);
+    }
+    if (rc == 0) rc = run(&pr, WB_PASS_SPILL_CALLS, wb_spill_calls);
     if (rc == 0) {
-        wb_lower_phis(f);
-        wb_fold_gates(f);
-        wb_layout(f);
-        wb_coalesce(f);
-        if (opts->opt_level > 0) {
-            wb_swp_options so = {!opts->no_swp, swp_disabled, wb_source_file(mod), squeeze, report};
-            wb_swp(f, &so);
-        }
-        wb_spill_calls(f);
         /* Registers a few short of all: the scheduler's count of live values is an
          * estimate. If allocation still fails where nothing is left to spill, the
          * scheduler is asked to keep fewer values live. */
         int limit = (int)opts->model->nregs - 1 - PRESSURE_MARGIN;
-        for (int round = 0;; round++) {
+        for (int round = 0; rc == 0; round++) {
+            pr.round = round;
+            before(&pr, WB_PASS_SCHEDULE);
             wb_schedule(f, limit);
+            pr.stage = WB_VERIFY_SCHEDULED;
+            if ((rc = after(&pr, WB_PASS_SCHEDULE)) != 0) break;
+            before(&pr, WB_PASS_REGALLOC);
             int r = wb_regalloc(f);
-            if (getenv("BBDBG")) fprintf(stderr, "round %d limit %d r %d nvregs %d\n", round, limit, r, f->nvregs);
+            /* 1: spill code was added and is not scheduled yet; -1: nothing changed. */
+            pr.stage = r == 0 ? WB_VERIFY_SCHEDULED | WB_VERIFY_ALLOCATED : r > 0 ? 0 : WB_VERIFY_SCHEDULED;
+            if ((rc = after(&pr, WB_PASS_REGALLOC)) != 0) break;
             if (r == 0) break;
             /* The allocator spills only values the pipelined blocks never touch:
              * their bundles are final. When that is not enough, start again. */

@@ -334,6 +334,18 @@ void wb_format_ins(ws_buf *out, const wb_func *f, const wb_ins *in, int op,
     }
 }
 
+/* Once a block is scheduled its operations print with their issue clocks and the
+ * machine operations chosen (a copy as mv or mov). */
+static void print_ins(ws_buf *out, const wb_func *f, const wb_block *b, const wb_ins *in)
+{
+    int scheduled = b->len > 0 && in->mop != WT_OP_NONE;
+    if (scheduled) ws_buf_printf(out, "  %4d  ", in->cycle);
+    else ws_buf_puts(out, "    ");
+    wb_format_ins(out, f, in, scheduled ? in->mop : in->op, NULL, NULL);
+    if (in->line) ws_buf_printf(out, "  ; line %u", in->line);
+    ws_buf_puts(out, "\n");
+}
+
 void wb_mir_print(const wb_func *f, ws_buf *out)
 {
     ws_buf_printf(out, "function %s (frame %u bytes)\n", f->name, (unsigned)f->frame_size);
@@ -341,12 +353,10 @@ void wb_mir_print(const wb_func *f, ws_buf *out)
         const wb_block *b = f->blocks[f->order[i]];
         ws_buf_printf(out, "@B%d:", b->id);
         if (b->fall >= 0) ws_buf_printf(out, "  ; falls to @B%d", b->fall);
+        if (b->len > 0) ws_buf_printf(out, "  ; %d bundles", b->len);
+        if (b->ii) ws_buf_printf(out, ", pipelined kernel II=%d", b->ii);
         ws_buf_puts(out, "\n");
-        for (int k = 0; k < b->nins; k++) {
-            ws_buf_puts(out, "    ");
-            wb_format_ins(out, f, &b->ins[k], b->ins[k].op, NULL, NULL);
-            ws_buf_puts(out, "\n");
-        }
+        for (int k = 0; k < b->nins; k++) print_ins(out, f, b, &b->ins[k]);
         for (int e = 0; e < b->nedges; e++) {
             ws_buf_printf(out, "    ; edge to @B%d:", b->edges[e].succ);
             for (int c = 0; c < b->edges[e].n; c++) {
@@ -357,11 +367,7 @@ void wb_mir_print(const wb_func *f, ws_buf *out)
             }
             ws_buf_puts(out, "\n");
         }
-        if (b->term.op != WT_OP_NONE) {
-            ws_buf_puts(out, "    ");
-            wb_format_ins(out, f, &b->term, b->term.op, NULL, NULL);
-            ws_buf_puts(out, "\n");
-        }
+        if (b->term.op != WT_OP_NONE) print_ins(out, f, b, &b->term);
     }
 }
 

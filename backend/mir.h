@@ -277,6 +277,13 @@ static inline int wb_bit_next(const uint64_t *set, int words, int from)
 /* The block's successors (up to 2: term target, then fall); returns how many. */
 int wb_succs(const wb_block *b, int succ[2]);
 
+/* ---- verify.c: the invariants between passes ------------------------------- */
+
+/* What has been done to the function so far: which invariants hold. */
+enum { WB_VERIFY_SCHEDULED = 1, WB_VERIFY_ALLOCATED = 2 };
+/* 0 if f holds the invariants of its stage; else -1 and the first fault in why. */
+int wb_verify(const wb_func *f, unsigned stage, ws_buf *why);
+
 /* ---- the passes, in the order backend.c runs them ---------------------------- */
 
 /* What selection and emission share about the module (isel.c). */

@@ -11,6 +11,16 @@
 #include "warp_support.h"
 #include "warp_target.h"
 
+/* The machine-IR passes, in the order they run (docs/design.md, section 3), for
+ * -print-before=NAME, -print-after=NAME and -verify-each. */
+typedef enum wb_pass {
+    WB_PASS_ISEL, WB_PASS_PHIS, WB_PASS_GATES, WB_PASS_LAYOUT, WB_PASS_COALESCE, WB_PASS_SWP,
+    WB_PASS_SPILL_CALLS, WB_PASS_SCHEDULE, WB_PASS_REGALLOC, WB_NPASSES
+} wb_pass;
+extern const char *const wb_pass_names[WB_NPASSES];
+/* The pass of that name, or -1. */
+int wb_pass_lookup(const char *name);
+
 typedef struct wb_options {
     const wt_model *model;  /* -mcpu */
     int opt_level;          /* 0..3 */
@@ -21,6 +31,11 @@ typedef struct wb_options {
     ws_buf *swp_report;     /* if set, one line per innermost loop (-Rpass=swp):
                                "FILE:LINE: II=n MII=m (ResMII=r, RecMII=c) stages=s"
                                or "FILE:LINE: not pipelined: why" */
+    unsigned print_before;  /* bit 1 << pass: print the machine IR before the pass runs */
+    unsigned print_after;   /* ... and after it (on dump, with a header naming the pass) */
+    int verify_each;        /* -verify-each: check the machine IR's invariants after every
+                               pass; a fault fails the compilation, naming the pass */
+    FILE *dump;             /* where the machine IR is printed; stderr if NULL */
 } wb_options;
 
 /* Runs LLVM's default<O1..3> pipeline (nothing at O0). 0 on success; else -1 and

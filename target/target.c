@@ -100,6 +100,27 @@ unsigned wt_class_slots(wt_unit_class uc)
     return n;
 }
 
+int wt_bundle_add(wt_bundle_use *u, wt_unit_class uc, int dst, const unsigned *srcs, int nsrc)
+{
+    if (uc <= WT_UC_NONE || uc >= WT_NUCLASSES || u->used[uc] >= wt_class_slots(uc)) return -1;
+    u->used[uc]++;
+    for (int k = 0; k < nsrc; k++)
+        if (wt_opnd_is_gate(srcs[k])) u->gates_read |= (uint8_t)(1u << (srcs[k] - WT_OPND_GATE));
+        else if (wt_opnd_is_pgate(srcs[k])) u->gates_read |= (uint8_t)(1u << (4 + srcs[k] - WT_OPND_PGATE));
+    if (dst >= 0 && wt_opnd_is_gate_out((unsigned)dst)) u->gate_writes++;
+    return 0;
+}
+
+unsigned wt_bundle_gate_ops(const wt_bundle_use *u)
+{
+    return (unsigned)__builtin_popcount(u->gates_read) + u->gate_writes;
+}
+
+unsigned wt_bundle_clocks(const wt_model *m, const wt_bundle_use *u)
+{
+    return m->gate_ops_per_clock && wt_bundle_gate_ops(u) > m->gate_ops_per_clock ? 2 : 1;
+}
+
 wt_op wt_op_lookup(const char *mnemonic)
 {
     for (int op = 1; op < WT_NOPS; op++)

@@ -182,6 +182,34 @@ int wt_opnd_parse(const char *name, size_t len);
  * of the shape r<digits>, and the literals inf and nan. */
 int wt_symbol_needs_quotes(const char *name);
 
+/* ---- What a bundle can hold (the resource model) --------------------------------
+ *
+ * One account of a bundle's resources, for every stage that builds or checks
+ * bundles: the unit classes' slots (wt_class_slots), one branch, at most two
+ * distinct literals (kept by the caller, which knows what makes two literals
+ * equal), and on iWarp the gate operations of seed 000 section 7.1: each input
+ * gate dequeued (however many operations read it) and each output-gate write;
+ * host-feed and host-address writes are not gate operations. */
+
+static inline int wt_opnd_is_gate_in(unsigned o)  { return wt_opnd_is_gate(o) || wt_opnd_is_pgate(o); }
+static inline int wt_opnd_is_gate_out(unsigned o) { return wt_opnd_is_gate(o) || wt_opnd_is_pgate(o); }
+
+typedef struct wt_bundle_use {
+    uint8_t used[WT_NUCLASSES];  /* slots taken per unit class */
+    uint8_t gates_read;          /* bits 0..3: @xl @yl @xr @yr dequeued; 4, 5: @g0, @g1 */
+    uint8_t gate_writes;         /* output-gate writes */
+} wt_bundle_use;
+
+/* Adds an operation of class uc writing dst (WT_OPND_* code, or -1 for none) and
+ * reading the nsrc operand codes in srcs (literal codes are fine). Returns 0, or
+ * -1 if the bundle has no free slot of the class. */
+int wt_bundle_add(wt_bundle_use *u, wt_unit_class uc, int dst, const unsigned *srcs, int nsrc);
+/* Gate operations of the bundle so far. */
+unsigned wt_bundle_gate_ops(const wt_bundle_use *u);
+/* Clocks the bundle takes on the model: 2 when its gate operations exceed what a
+ * clock handles (iWarp), else 1. */
+unsigned wt_bundle_clocks(const wt_model *m, const wt_bundle_use *u);
+
 /* ---- Bundles ------------------------------------------------------------------- */
 
 #define WT_BUNDLE_BYTES 40

@@ -35,6 +35,8 @@ typedef struct driver {
     int no_swp;            /* -fno-swp */
     int no_flow_control;   /* -fno-flow-control */
     int remark_swp;        /* -Rpass=swp */
+    unsigned print_before, print_after;  /* -print-before=PASS ..., bit 1 << wb_pass */
+    int verify_each;       /* -verify-each */
     stop_stage stop;
     const char *output;
     const char **inputs;
@@ -64,7 +66,41 @@ static void usage(FILE *out)
             "                    and cells wait for their queues at run time as on iWarp\n"
             "                    (for programs whose I/O depends on data; the Warp could not)\n"
             "  -Rpass=swp        report on stderr how each innermost loop was pipelined\n"
+            "\n"
+            "Debugging the backend (machine IR on stderr, as llc prints it):\n"
+            "  -print-after-all, -print-before-all\n"
+            "  -print-after=PASS[,PASS...], -print-before=PASS[,PASS...]\n"
+            "                    PASS is one of:");
+    for (int p = 0; p < WB_NPASSES; p++) fprintf(out, " %s", wb_pass_names[p]);
+    fprintf(out,
+            "\n"
+            "  -verify-each      check the machine IR after every pass (fails on a fault)\n"
             "  --help, --version\n");
+}
+
+/* "-print-after=swp,regalloc": the passes' bits, or -1 after saying which is unknown. */
+static long parse_pass_list(const char *option, const char *list)
+{
+    unsigned long bits = 0;
+    const char *p = list;
+    do {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char name[32];
+        int pass = -1;
+        if (n < sizeof name) {
+            memcpy(name, p, n);
+            name[n] = 0;
+            pass = wb_pass_lookup(name);
+        }
+        if (pass < 0) {
+            fprintf(stderr, "warp-cc: unknown pass '%.*s' in '%s' (see --help for the passes)\n", (int)n, p, option);
+            return -1;
+        }
+        bits |= 1ul << pass;
+        p = e ? e + 1 : NULL;
+    } while (p);
+    return (long)bits;
 }
 
 static const char *extension(const char *path)
@@ -173,7 +209,9 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
     }
     ws_buf remarks = {0};
     wb_options bopts = {.model = d->model, .opt_level = d->opt_level, .debug_info = d->debug_info,
-                        .no_swp = d->no_swp, .no_flow_control = d->no_flow_control, .swp_report = d->remark_swp ? &remarks : NULL};
+                        .no_swp = d->no_swp, .no_flow_control = d->no_flow_control, .swp_report = d->remark_swp ? &remarks : NULL,
+                        .print_before = d->print_before, .print_after = d->print_after,
+                        .verify_each = d->verify_each};
     int brc = wb_emit_assembly(m, &bopts, &asm_text, err, sizeof err);
     /* Remarks as clang prints them: on stderr, one per loop, "FILE:LINE: remark: ..." */
     for (const char *p = remarks.data; p && p < remarks.data + remarks.len;) {
@@ -352,6 +390,18 @@ static int parse_args(driver *d, int argc, char **argv)
             d->no_flow_control = 0;
         } else if (strcmp(a, "-Rpass=swp") == 0) {
             d->remark_swp = 1;
+        } else if (strcmp(a, "-print-after-all") == 0) {
+            d->print_after = (1u << WB_NPASSES) - 1;
+        } else if (strcmp(a, "-print-before-all") == 0) {
+            d->print_before = (1u << WB_NPASSES) - 1;
+        } else if (strncmp(a, "-print-after=", 13) == 0 || strncmp(a, "-print-before=", 14) == 0) {
+            int after = a[7] == 'a';
+            long bits = parse_pass_list(a, strchr(a, '=') + 1);
+            if (bits < 0) return 1;
+            if (after) d->print_after |= (unsigned)bits;
+            else d->print_before |= (unsigned)bits;
+        } else if (strcmp(a, "-verify-each") == 0 || strcmp(a, "-verify-machineinstrs") == 0) {
+            d->verify_each = 1;
         } else if (strcmp(a, "-o") == 0) {
             if (++i >= argc) {
                 fprintf(stderr, "warp-cc: missing file name after '-o'\n");

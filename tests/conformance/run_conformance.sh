@@ -13,7 +13,7 @@ runner=$here/../e2e/run_example.sh
 failed=()
 for opt in O0 O1 O2 O3; do
     for swp in "" -fno-swp; do
-        flags=(-mcpu="$cpu" -"$opt")
+        flags=(-mcpu="$cpu" -"$opt" -verify-each)
         [ -n "$swp" ] && flags+=("$swp")
         if out=$("$runner" "$bindir" "$dir" "$name" "$ref" -- "${flags[@]}" 2>&1); then
             echo "$out" | tail -1
