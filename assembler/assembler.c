@@ -52,8 +52,7 @@ typedef struct as {
     const wt_model *model;  /* from .model, or NULL */
     was_unit u;
     was_sec sec;
-    was_sym **tab;          /* open-addressed hash of u.syms */
-    size_t tabcap;
+    ws_strmap symbols;      /* u.syms by name */
     int line;
     const char *bol;        /* start of the current line, for columns */
     int loc_pending;
@@ -183,40 +182,15 @@ static int split_commas(as *A, const char *s, const char *e, const char **as_, c
 
 /* ---- Symbols ----------------------------------------------------------------- */
 
-static uint32_t hash_name(const char *s, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
-}
-
 static was_sym *find_symbol(as *A, const char *s, size_t n, int create)
 {
-    if (A->tabcap == 0 || (A->u.nsyms + 1) * 2 > A->tabcap) {
-        size_t cap = A->tabcap ? A->tabcap * 2 : 256;
-        was_sym **tab = ws_xcalloc(cap, sizeof *tab);
-        for (size_t i = 0; i < A->u.nsyms; i++) {
-            was_sym *y = A->u.syms[i];
-            size_t k = hash_name(y->name, strlen(y->name)) & (cap - 1);
-            while (tab[k]) k = (k + 1) & (cap - 1);
-            tab[k] = y;
-        }
-        free(A->tab);
-        A->tab = tab;
-        A->tabcap = cap;
-    }
-    size_t k = hash_name(s, n) & (A->tabcap - 1);
-    for (; A->tab[k]; k = (k + 1) & (A->tabcap - 1))
-        if (strlen(A->tab[k]->name) == n && memcmp(A->tab[k]->name, s, n) == 0) return A->tab[k];
-    if (!create) return NULL;
-    was_sym *y = ws_xcalloc(1, sizeof *y);
+    was_sym *y = ws_strmap_get(&A->symbols, s, n);
+    if (y || !create) return y;
+    y = ws_xcalloc(1, sizeof *y);
     y->name = ws_xstrndup(s, n);
     y->type = STT_NOTYPE;
-    A->tab[k] = y;
-    if (A->u.nsyms == A->u.cap) {
-        A->u.cap = A->u.cap ? A->u.cap * 2 : 64;
-        A->u.syms = ws_xrealloc(A->u.syms, A->u.cap * sizeof *A->u.syms);
-    }
+    ws_strmap_put(&A->symbols, y->name, n, y);
+    ws_grow(&A->u.syms, &A->u.cap, A->u.nsyms + 1, sizeof *A->u.syms);
     A->u.syms[A->u.nsyms++] = y;
     return y;
 }
@@ -585,10 +559,7 @@ static int parse_operation(as *A, bundle *B, const char *s, const char *e)
 static void add_reloc(was_relocs *r, uint32_t offset, uint32_t type, was_sym *sym, int32_t addend,
                       int line, int col)
 {
-    if (r->n == r->cap) {
-        r->cap = r->cap ? r->cap * 2 : 64;
-        r->v = ws_xrealloc(r->v, r->cap * sizeof *r->v);
-    }
+    ws_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v);
     r->v[r->n++] = (was_reloc){offset, type, sym, addend, line, col};
 }
 
@@ -635,10 +606,7 @@ static void parse_bundle(as *A, const char *s, const char *e)
         put32(&A->u.warp_lines, A->loc_line);
         put32(&A->u.warp_lines, A->loc_col);
         put32(&A->u.warp_lines, A->loc_file);
-        if (A->nlocs == A->loccap) {
-            A->loccap = A->loccap ? 2 * A->loccap : 256;
-            A->locs = ws_xrealloc(A->locs, A->loccap * sizeof *A->locs);
-        }
+        ws_grow(&A->locs, &A->loccap, A->nlocs + 1, sizeof *A->locs);
         A->locs[A->nlocs++] = (locrec){off, A->loc_line, A->loc_col, A->loc_file, A->loc_is_stmt, A->loc_bb,
                                        A->loc_discr};
         A->loc_pending = 0;
@@ -1348,7 +1316,7 @@ static void free_unit(as *A)
     ws_buf_free(&A->u.warp_files);
     for (size_t i = 0; i < A->nfiles; i++) free(A->files[i]);
     free(A->files);
-    free(A->tab);
+    ws_strmap_free(&A->symbols);
 }
 
 int was_assemble(const char *path, const char *text, size_t len, const was_options *opts,

@@ -51,12 +51,7 @@ typedef struct scope {
     size_t count;
 } scope;
 
-static unsigned hash(const char *s)
-{
-    unsigned h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
+static unsigned hash(const char *s) { return ws_hash(s, strlen(s)); }
 
 static sym *scope_find(scope *sc, const char *name)
 {

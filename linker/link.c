@@ -8,48 +8,30 @@
 
 #include "wld_internal.h"
 
+/* The resolved globals by name; each entry is owned by the table. */
 typedef struct globals {
-    wld_global **tab;
-    size_t cap, n;
+    ws_strmap byname;
+    wld_global **all;
+    size_t n, cap;
 } globals;
-
-static uint32_t hash_name(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
 
 static wld_global *global_get(globals *G, const char *name, int create)
 {
-    if ((G->n + 1) * 2 > G->cap) {
-        size_t cap = G->cap ? G->cap * 2 : 256;
-        wld_global **tab = ws_xcalloc(cap, sizeof *tab);
-        for (size_t i = 0; i < G->cap; i++) {
-            if (!G->tab[i]) continue;
-            size_t k = hash_name(G->tab[i]->name) & (cap - 1);
-            while (tab[k]) k = (k + 1) & (cap - 1);
-            tab[k] = G->tab[i];
-        }
-        free(G->tab);
-        G->tab = tab;
-        G->cap = cap;
-    }
-    size_t k = hash_name(name) & (G->cap - 1);
-    for (; G->tab[k]; k = (k + 1) & (G->cap - 1))
-        if (strcmp(G->tab[k]->name, name) == 0) return G->tab[k];
-    if (!create) return NULL;
-    wld_global *g = ws_xcalloc(1, sizeof *g);
+    wld_global *g = ws_strmap_get(&G->byname, name, strlen(name));
+    if (g || !create) return g;
+    g = ws_xcalloc(1, sizeof *g);
     g->name = name;
-    G->tab[k] = g;
-    G->n++;
+    ws_strmap_put(&G->byname, name, strlen(name), g);
+    ws_grow(&G->all, &G->cap, G->n + 1, sizeof *G->all);
+    G->all[G->n++] = g;
     return g;
 }
 
 static void globals_free(globals *G)
 {
-    for (size_t i = 0; i < G->cap; i++) free(G->tab[i]);
-    free(G->tab);
+    for (size_t i = 0; i < G->n; i++) free(G->all[i]);
+    free(G->all);
+    ws_strmap_free(&G->byname);
 }
 
 static uint64_t align_up(uint64_t v, uint32_t a) { return a > 1 ? (v + a - 1) / a * a : v; }

@@ -329,6 +329,72 @@ void ws_buf_printf(ws_buf *b, const char *fmt, ...)
     free(big);
 }
 
+/* ---- Growable arrays, hashing, a string map ----------------------------------- */
+
+void ws_grow(void *p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) n *= 2;
+    void **array = p;
+    *array = ws_xrealloc(*array, n * size);
+    *cap = n;
+}
+
+uint32_t ws_hash(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 16777619u;
+    return h;
+}
+
+struct ws_strmap_slot {
+    const char *key;    /* NULL: empty */
+    size_t len;
+    uint32_t hash;
+    void *val;
+};
+
+/* The slot holding the name, or the empty one where it would go. */
+static struct ws_strmap_slot *strmap_find(const ws_strmap *m, const char *key, size_t len, uint32_t h)
+{
+    size_t k = h & (m->cap - 1);
+    for (;; k = (k + 1) & (m->cap - 1)) {
+        struct ws_strmap_slot *s = &m->slots[k];
+        if (!s->key || (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0)) return s;
+    }
+}
+
+void *ws_strmap_get(const ws_strmap *m, const char *key, size_t len)
+{
+    if (!m->n) return NULL;
+    struct ws_strmap_slot *s = strmap_find(m, key, len, ws_hash(key, len));
+    return s->key ? s->val : NULL;
+}
+
+void ws_strmap_put(ws_strmap *m, const char *key, size_t len, void *val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        ws_strmap old = *m;
+        m->cap = old.cap ? old.cap * 2 : 64;
+        m->slots = ws_xcalloc(m->cap, sizeof *m->slots);
+        for (size_t i = 0; i < old.cap; i++)
+            if (old.slots[i].key) *strmap_find(m, old.slots[i].key, old.slots[i].len, old.slots[i].hash) = old.slots[i];
+        free(old.slots);
+    }
+    uint32_t h = ws_hash(key, len);
+    struct ws_strmap_slot *s = strmap_find(m, key, len, h);
+    if (!s->key) m->n++;
+    *s = (struct ws_strmap_slot){key, len, h, val};
+}
+
+void ws_strmap_free(ws_strmap *m)
+{
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
 void ws_buf_free(ws_buf *b)
 {
     free(b->data);

@@ -84,6 +84,28 @@ void *ws_arena_alloc(ws_arena *a, size_t n);          /* zeroed, 16-byte aligned
 char *ws_arena_strndup(ws_arena *a, const char *s, size_t n);
 void ws_arena_free(ws_arena *a);
 
+/* ---- Growable arrays, hashing, a string map ----------------------------------- */
+
+/* Room for at least `need` elements of `size` bytes in the array *p, whose capacity
+ * is *cap: doubling from 16, so appending n elements costs O(n). */
+void ws_grow(void *p, size_t *cap, size_t need, size_t size);
+
+/* FNV-1a of n bytes: the one string hash of the tree (symbol tables, scopes). */
+uint32_t ws_hash(const void *p, size_t n);
+
+/* Names to pointers, open-addressed. The map keeps the key pointers, not copies:
+ * the bytes must outlive it. Lookups take a length, so a name inside a line of
+ * text needs no copy to be looked up. */
+typedef struct ws_strmap {
+    struct ws_strmap_slot *slots;
+    size_t cap, n;
+} ws_strmap;
+/* The value stored for the name, or NULL. */
+void *ws_strmap_get(const ws_strmap *m, const char *key, size_t len);
+/* Stores the value for the name (replacing any); key[0..len) must outlive the map. */
+void ws_strmap_put(ws_strmap *m, const char *key, size_t len, void *val);
+void ws_strmap_free(ws_strmap *m);
+
 /* ---- Growable byte buffer ------------------------------------------------------ */
 
 typedef struct ws_buf { char *data; size_t len, cap; } ws_buf;

@@ -195,6 +195,43 @@ static int remove_tmpdir(void **state)
     return rmdir(tmpdir);
 }
 
+/* The string map: names looked up by length (inside a longer text), replaced,
+ * kept across growth; the hash is FNV-1a; arrays grow by doubling. */
+static void test_strmap_hash_and_grow(void **state)
+{
+    (void)state;
+    assert_int_equal(ws_hash("", 0), 2166136261u);
+    assert_int_equal(ws_hash("a", 1), 0xe40c292cu);
+    ws_strmap m = {0};
+    assert_null(ws_strmap_get(&m, "x", 1));
+    static char names[3000][8];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(names[i], sizeof names[i], "s%d", i);
+        ws_strmap_put(&m, names[i], strlen(names[i]), &names[i]);
+    }
+    assert_int_equal(m.n, 3000);
+    for (int i = 0; i < 3000; i++) assert_ptr_equal(ws_strmap_get(&m, names[i], strlen(names[i])), &names[i]);
+    const char *line = "s12, s1299";
+    assert_ptr_equal(ws_strmap_get(&m, line, 3), &names[12]);
+    assert_ptr_equal(ws_strmap_get(&m, line + 5, 5), &names[1299]);
+    assert_ptr_equal(ws_strmap_get(&m, line, 2), &names[1]);   /* "s1", a prefix */
+    ws_strmap_put(&m, "s7", 2, &names[8]);
+    assert_int_equal(m.n, 3000);
+    assert_ptr_equal(ws_strmap_get(&m, "s7", 2), &names[8]);
+    ws_strmap_free(&m);
+    assert_null(ws_strmap_get(&m, "s7", 2));
+
+    int *a = NULL;
+    size_t cap = 0;
+    for (int i = 0; i < 1000; i++) {
+        ws_grow(&a, &cap, (size_t)i + 1, sizeof *a);
+        a[i] = i;
+    }
+    assert_int_equal(cap, 1024);
+    assert_int_equal(a[999], 999);
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_output_open_fails_in_missing_directory),
         cmocka_unit_test(test_read_file_refuses_oversized_and_missing),
         cmocka_unit_test(test_arena_and_buffer),
+        cmocka_unit_test(test_strmap_hash_and_grow),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
