@@ -1,4 +1,4 @@
-/* Compile-time flow control (docs/design.md, section 5): the clock at which every
+/* Compile-time flow control (docs/design.md, section 6): the clock at which every
  * cell of a linked program issues each receive and send, and the skew between
  * neighbouring cells that keeps every queue from being read empty or written past
  * its capacity. This is how the Warp machine ran: the compiler skewed the cells,

@@ -288,7 +288,7 @@ static inline uint32_t wt_ftoi_sat(uint32_t a)
 #define WT_EF_ANY_MODEL 0x2
 /* e_flags of an object that asks for compile-time flow control (`.flowctl`), and of a
  * Warp image whose skew the linker computed from its schedule: the simulator then
- * treats any wait for a queue as a compiler bug (docs/design.md, section 5). */
+ * treats any wait for a queue as a compiler bug (docs/design.md, section 6). */
 #define WT_EF_FLOWCTL 0x4
 enum {
     WT_R_NONE = 0,
