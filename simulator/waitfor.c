@@ -2,13 +2,22 @@
  *
  * A run is deadlocked when in some clock no cell issued, no agent changed anything
  * and nothing scheduled lies ahead: the state is frozen, so the graph is exact. Its
- * nodes are the cells (what each one's next bundle waits for, with its source line)
- * and the begin markers the agents hold waiting for a free channel; an edge goes from
- * a waiter to the one who must act for it to go on: the cell that writes the empty
- * queue it reads (found by following the crossbar links upstream to a gate), the cell
- * that reads the full queue it writes (downstream), the cells whose pathways hold the
- * channels of a pool. A cycle of edges is the deadlock; waits that end at a halted
- * cell, the host or nobody are chains. */
+ * nodes are everything that can wait:
+ *   - the cells (what each one's next bundle waits for, with its source line);
+ *   - the begin markers the agents hold waiting for a free channel ("agent of cell K");
+ *   - the output channels those markers and channel requests wait for, held by a
+ *     pathway ("cell K out XRight.1"): free when its end marker crosses them;
+ *   - the running spool gates ("spool S of cell K").
+ * An edge goes from a waiter to the one who must act for it to go on: the writer of
+ * an empty queue (found by following the crossbar links upstream to a gate or a
+ * spool), the reader of a full one (downstream: a gate, a spool, a begin marker
+ * waiting, a cell that has bound nothing to its pathway's end); each held channel of
+ * the pool a marker or a request waits for; for a held channel, the cell that must
+ * still send its pathway's end marker, or, the marker sent, whoever must drain the
+ * words ahead of it; for a cell in evwait, what would post its event (its running
+ * spools, pathways to it waiting on the way), or when nothing is on its way, every
+ * cell that may still send it one. A cycle of edges is the deadlock; waits that end
+ * at a halted cell, the host or a channel the array does not have are chains. */
 #include "sim_internal.h"
 
 #include <stdlib.h>
@@ -16,21 +25,33 @@
 
 #include "warp_support.h"
 
-#define WF_EDGES 8
+typedef enum wf_kind { WF_CELL, WF_ROUTE, WF_CHANNEL, WF_SPOOL } wf_kind;
+
+typedef struct wf_edge {
+    int to;
+    int label;               /* offset of its text in wf_graph.labels */
+    int any;                 /* one of many a wait may be ended by: drawn only on the cycle */
+} wf_edge;
 
 typedef struct wf_node {
+    wf_kind kind;
     int cell;
-    int route_lic;           /* -1: the cell's computation agent; else a begin marker's channel */
+    int index;               /* WF_ROUTE: input channel (cell-local); WF_CHANNEL: output channel (global); WF_SPOOL: gate */
     int waiting;             /* 0: halted (a chain ends here) */
-    char text[480];
-    int nto;
-    int to[WF_EDGES];
-    char label[WF_EDGES][80];
+    uint32_t word;           /* WF_ROUTE: the begin marker's routing word */
+    char text[640];
+    wf_edge *to;
+    int nto, capto;
 } wf_node;
 
 typedef struct wf_graph {
     wf_node *n;
     int count, cap;
+    int partial;             /* only the cells: a single wait's text, no graph */
+    int *route_of;           /* cell * nchan + input channel -> node, or -1 */
+    int *channel_of;         /* global output channel -> node, or -1 */
+    int *spool_of;           /* cell * nspool + gate -> node, or -1 */
+    ws_buf labels;
     int *cycle;              /* node indices, in order; ncycle 0: none */
     int ncycle;
 } wf_graph;
@@ -40,7 +61,7 @@ static const char *gate_name(unsigned g)
     return wt_opnd_name(g < WT_NQUEUES ? WT_OPND_GATE + g : WT_OPND_PGATE + g - WT_NQUEUES);
 }
 
-static int add_node(wf_graph *G, int cell, int route_lic)
+static int add_node(wf_graph *G, wf_kind kind, int cell, int index)
 {
     if (G->count == G->cap) {
         G->cap = G->cap ? 2 * G->cap : 16;
@@ -48,29 +69,42 @@ static int add_node(wf_graph *G, int cell, int route_lic)
     }
     wf_node *n = &G->n[G->count];
     memset(n, 0, sizeof *n);
+    n->kind = kind;
     n->cell = cell;
-    n->route_lic = route_lic;
+    n->index = index;
     return G->count++;
 }
 
-static int route_node(wf_graph *G, int cell, int lic)
+static int label_of(wf_graph *G, const char *fmt, va_list ap)
 {
-    for (int i = 0; i < G->count; i++)
-        if (G->n[i].cell == cell && G->n[i].route_lic == lic) return i;
-    return -1;
+    int at = (int)G->labels.len;
+    char text[120];
+    vsnprintf(text, sizeof text, fmt, ap);
+    ws_buf_append(&G->labels, text, strlen(text) + 1);
+    return at;
 }
 
-static void edge(wf_node *n, int to, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void edge(wf_node *n, int to, const char *fmt, ...)
+static void push_edge(wf_graph *G, int from, int to, int label, int any)
 {
-    for (int i = 0; i < n->nto; i++)
-        if (n->to[i] == to) return;
-    if (n->nto == WF_EDGES) return;
+    wf_node *n = &G->n[from];
+    if (n->nto == n->capto) {
+        n->capto = n->capto ? 2 * n->capto : 4;
+        n->to = ws_xrealloc(n->to, (size_t)n->capto * sizeof *n->to);
+    }
+    n->to[n->nto++] = (wf_edge){to, label, any};
+}
+
+static void edge(wf_graph *G, int from, int to, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void edge(wf_graph *G, int from, int to, const char *fmt, ...)
+{
+    if (to < 0) return;
+    for (int i = 0; i < G->n[from].nto; i++)
+        if (G->n[from].to[i].to == to) return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(n->label[n->nto], sizeof n->label[0], fmt, ap);
+    int label = label_of(G, fmt, ap);
     va_end(ap);
-    n->to[n->nto++] = to;
+    push_edge(G, from, to, label, 0);
 }
 
 static void say(wf_node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -101,16 +135,16 @@ static int count_of(const char *s, const char *sub)
     return n;
 }
 
-/* The holders of a pool's channels: edges to them. */
-static void pool_edges(const wsim *s, wf_node *n, int cell, unsigned bus, unsigned pool)
+static int route_node(const wf_graph *G, const wsim *s, int cell, int lic)
 {
-    int holders[WF_EDGES];
-    int nh = wca_pool_holders(s->comm, cell, bus, pool, holders, WF_EDGES);
-    say(n, "; its channels are held by the pathway%s of cell%s", nh > 1 ? "s" : "", nh > 1 ? "s" : "");
-    for (int i = 0; i < nh && i < WF_EDGES; i++) {
-        say(n, "%s %d", i ? (i + 1 == nh ? " and" : ",") : "", holders[i]);
-        edge(n, holders[i], "holds a %s channel on %s of cell %d", pool ? "open" : "reservation", bus_name(bus), cell);
-    }
+    if (G->partial || lic < 0) return -1;
+    return G->route_of[(size_t)cell * (size_t)wca_channels(s->comm) + (size_t)lic];
+}
+
+static int spool_node(const wf_graph *G, const wsim *s, int cell, int gate)
+{
+    if (G->partial || gate < 0) return -1;
+    return G->spool_of[(size_t)cell * wca_spools(s->comm) + (size_t)gate];
 }
 
 /* The cell a wait leads to will never act again. */
@@ -118,6 +152,117 @@ static void halted_note(const wsim *s, wf_node *n, int cell)
 {
     if (s->cells[cell].state == WSIM_CELL_HALTED) say(n, ", which has halted");
     else if (s->cells[cell].state == WSIM_CELL_FAULTED) say(n, ", which has faulted");
+}
+
+/* Who must write for an empty queue to get a word: text and edge. */
+static void feeder(const wsim *s, wf_graph *G, int node, const wca_queue *q, unsigned g)
+{
+    wca_trace tr;
+    wca_trace_feeder(s->comm, q, &tr);
+    wf_node *n = &G->n[node];
+    switch (tr.party) {
+    case WCA_BY_GATE:
+        say(n, "; cell %d writes it through %s", tr.cell, gate_name((unsigned)tr.gate));
+        /* A neighbour's gate is plain; a pathway's far end is worth its route. */
+        if (count_of(tr.path, " < ") > 2) say(n, " (%s)", tr.path);
+        halted_note(s, n, tr.cell);
+        edge(G, node, tr.cell, "writes %s", gate_name((unsigned)tr.gate));
+        break;
+    case WCA_BY_SPOOL:
+        say(n, "; spool gate %d of cell %d fills it", tr.spool, tr.cell);
+        if (count_of(tr.path, " < ") > 2) say(n, " (%s)", tr.path);
+        edge(G, node, spool_node(G, s, tr.cell, tr.spool), "spools out to it");
+        break;
+    case WCA_BY_HOST:
+        if (g < WT_NQUEUES) say(n, "; only the host feeds it, through this cell's %s", wt_opnd_name(WT_OPND_FEED + g));
+        else say(n, "; only the host feeds it (%s)", tr.path);
+        break;
+    default: say(n, "; nothing feeds it (%s)", tr.path); break;
+    }
+}
+
+/* Who must read for a full queue to get room: text and edge. */
+static void drainer(const wsim *s, wf_graph *G, int node, const wca_queue *q)
+{
+    wca_trace tr;
+    wca_trace_drainer(s->comm, q, &tr);
+    wf_node *n = &G->n[node];
+    switch (tr.party) {
+    case WCA_BY_GATE:
+        say(n, "; cell %d reads it through %s", tr.cell, gate_name((unsigned)tr.gate));
+        if (count_of(tr.path, " > ") > 2) say(n, " (%s)", tr.path);
+        halted_note(s, n, tr.cell);
+        edge(G, node, tr.cell, "reads %s", gate_name((unsigned)tr.gate));
+        break;
+    case WCA_BY_SPOOL:
+        say(n, "; spool gate %d of cell %d drains it (%s)", tr.spool, tr.cell, tr.path);
+        edge(G, node, spool_node(G, s, tr.cell, tr.spool), "spools it in");
+        break;
+    case WCA_BY_ROUTING:
+        say(n, "; its pathway's begin marker waits in cell %d (%s)", tr.cell, tr.path);
+        edge(G, node, route_node(G, s, tr.cell, tr.lic), "pathway begin marker");
+        break;
+    case WCA_BY_UNBOUND:
+        say(n, "; cell %d has bound no gate or spool to the pathway's end (%s)", tr.cell, tr.path);
+        halted_note(s, n, tr.cell);
+        edge(G, node, tr.cell, "must bind a gate");
+        break;
+    case WCA_BY_HOST: say(n, "; it leads to the host (%s)", tr.path); break;
+    default: say(n, "; nothing drains it (%s)", tr.path); break;
+    }
+}
+
+/* A held output channel: who holds it, and what its release waits for. */
+static int channel_node(const wsim *s, wf_graph *G, int loc)
+{
+    if (G->channel_of[loc] >= 0) return G->channel_of[loc];
+    wca_hold h;
+    if (!wca_loc_hold(s->comm, loc, &h)) return -1;
+    int node = add_node(G, WF_CHANNEL, loc / wca_channels(s->comm), loc);
+    G->channel_of[loc] = node;
+    wf_node *n = &G->n[node];
+    n->waiting = 1;
+    say(n, "held by the pathway of cell %d", h.owner);
+    if (h.joined) say(n, " (joined to another pathway's words for now)");
+    if (!h.end_sent) {
+        say(n, "; cell %d has not sent its end marker", h.owner);
+        if (s->cells[h.owner].state == WSIM_CELL_HALTED) say(n, " and has halted");
+        else if (s->cells[h.owner].state == WSIM_CELL_FAULTED) say(n, " and has faulted");
+        edge(G, node, h.owner, "must send the pathway's end marker");
+    } else {
+        /* The end marker is on its way; the words ahead of it do not move. */
+        say(n, "; its end marker waits behind words that do not move");
+        drainer(s, G, node, h.feed);
+    }
+    return node;
+}
+
+/* A marker or a request waiting for a free channel of a pool on a bus of a cell. */
+static void pool_edges(const wsim *s, wf_graph *G, int node, int cell, unsigned bus, unsigned pool)
+{
+    const char *what = pool ? "open" : "reservation";
+    int pinned, nchan = wca_channels(s->comm);
+    int *locs = ws_xcalloc((size_t)nchan, sizeof *locs);
+    int nl = wca_pool_channels(s->comm, cell, bus, pool, locs, nchan, &pinned);
+    if (nl == 0) {
+        if (pinned) say(&G->n[node], "; the %s channels of %s all carry systolic connections, never released", what,
+                        bus_name(bus));
+        else say(&G->n[node], "; %s has no %s channel (--channels gives none)", bus_name(bus), what);
+        free(locs);
+        return;
+    }
+    say(&G->n[node], "; its channels are held:");
+    char name[48];
+    for (int i = 0; i < nl; i++) {
+        wca_hold h;
+        if (!wca_loc_hold(s->comm, locs[i], &h)) continue;
+        wca_loc_name(s->comm, locs[i], name, sizeof name);
+        say(&G->n[node], "%s %s by the pathway of cell %d", i ? "," : "", name, h.owner);
+        if (G->partial) continue;
+        int c = channel_node(s, G, locs[i]);
+        edge(G, node, c, "%s channel %s of cell %d", what, name, cell);
+    }
+    free(locs);
 }
 
 /* An empty queue a cell reads through gate g. */
@@ -133,29 +278,16 @@ static void read_wait(const wsim *s, wf_graph *G, int node, int k, unsigned g, c
         }
         say(n, "; cell %d writes it through %s", nb, gate_name(g ^ 2));
         halted_note(s, n, nb);
-        edge(n, nb, "writes %s", gate_name(g ^ 2));
+        edge(G, node, nb, "writes %s", gate_name(g ^ 2));
         return;
     }
     char ch[48];
     lic_text(s, q, ch, sizeof ch);
     say(n, "waits to read %s from %s (empty)", gate_name(g), ch);
-    wca_trace tr;
-    wca_trace_feeder(s->comm, q, &tr);
-    switch (tr.party) {
-    case WCA_BY_GATE:
-        say(n, "; cell %d writes it through %s", tr.cell, gate_name((unsigned)tr.gate));
-        /* A neighbour's gate is plain; a pathway's far end is worth its route. */
-        if (count_of(tr.path, " < ") > 2) say(n, " (%s)", tr.path);
-        halted_note(s, n, tr.cell);
-        edge(n, tr.cell, "writes %s", gate_name((unsigned)tr.gate));
-        break;
-    case WCA_BY_SPOOL: say(n, "; spool gate %d of cell %d fills it", tr.spool, tr.cell); break;
-    case WCA_BY_HOST: say(n, "; only the host feeds it, through this cell's %s", wt_opnd_name(WT_OPND_FEED + g)); break;
-    default: say(n, "; nothing feeds it (%s)", tr.path); break;
-    }
+    feeder(s, G, node, q, g);
 }
 
-/* A full queue a cell writes through gate g (count words). */
+/* A full queue a cell writes through gate g. */
 static void write_wait(const wsim *s, wf_graph *G, int node, int k, unsigned g, const wca_queue *q)
 {
     wf_node *n = &G->n[node];
@@ -164,34 +296,66 @@ static void write_wait(const wsim *s, wf_graph *G, int node, int k, unsigned g, 
         say(n, "waits to write %s (cell %d's queue is full); cell %d reads it through %s", gate_name(g), nb, nb,
             gate_name(g ^ 2));
         halted_note(s, n, nb);
-        edge(n, nb, "reads %s", gate_name(g ^ 2));
+        edge(G, node, nb, "reads %s", gate_name(g ^ 2));
         return;
     }
     char ch[48];
     lic_text(s, q, ch, sizeof ch);
     say(n, "waits to write %s to %s (full)", gate_name(g), ch);
-    wca_trace tr;
-    wca_trace_drainer(s->comm, q, &tr);
-    switch (tr.party) {
-    case WCA_BY_GATE:
-        say(n, "; cell %d reads it through %s", tr.cell, gate_name((unsigned)tr.gate));
-        if (count_of(tr.path, " > ") > 2) say(n, " (%s)", tr.path);
-        halted_note(s, n, tr.cell);
-        edge(n, tr.cell, "reads %s", gate_name((unsigned)tr.gate));
-        break;
-    case WCA_BY_SPOOL: say(n, "; spool gate %d of cell %d drains it (%s)", tr.spool, tr.cell, tr.path); break;
-    case WCA_BY_ROUTING: {
-        int r = route_node(G, tr.cell, tr.lic);
-        say(n, "; its pathway's begin marker waits in cell %d (%s)", tr.cell, tr.path);
-        if (r >= 0) edge(&G->n[node], r, "pathway begin marker");
-        break;
+    drainer(s, G, node, q);
+}
+
+/* Does a begin marker's routing word name cell k as its destination? */
+static int headed_to(const wsim *s, int k, uint32_t word)
+{
+    if (((word >> 12) & 7u) != 0) return 0;
+    for (int i = 0; i < 8; i++) {
+        uint32_t cam = wca_ctl_read(s->comm, k, (wt_ctl)(WT_CTL_CAM0 + i));
+        if (cam != 0xffffffffu && (cam & 0xfffu) == (word & 0xfffu)) return 1;
     }
-    case WCA_BY_UNBOUND:
-        say(n, "; cell %d has bound no gate or spool to the pathway's end (%s)", tr.cell, tr.path);
-        edge(n, tr.cell, "must bind a gate");
-        break;
-    default: say(n, "; nothing drains it (%s)", tr.path); break;
+    return 0;
+}
+
+/* A cell in evwait with no event waiting: what would post one. */
+static void event_wait(const wsim *s, wf_graph *G, int node, int k)
+{
+    if (G->partial) return;
+    uint32_t mask = wca_ctl_read(s->comm, k, WT_CTL_EVMASK);
+    int specific = 0;
+    if (mask & (1u << WCA_EV_SPOOL)) {
+        for (unsigned g = 0; g < wca_spools(s->comm); g++) {
+            int sp = spool_node(G, s, k, (int)g);
+            if (sp < 0) continue;
+            say(&G->n[node], "; spool gate %u of this cell posts one when it stops", g);
+            edge(G, node, sp, "posts an event when it stops");
+            specific = 1;
+        }
     }
+    if (mask & (1u << WT_MARK_PBEGIN)) {
+        for (int i = s->ncells; i < G->count; i++) {
+            if (G->n[i].kind != WF_ROUTE || !headed_to(s, k, G->n[i].word)) continue;
+            say(&G->n[node], "; a pathway to it waits in the agent of cell %d", G->n[i].cell);
+            edge(G, node, i, "a pathway to it waits here");
+            specific = 1;
+        }
+    }
+    if (specific) return;
+    /* Nothing is on its way: any cell still running may send it something. The
+     * nearest upstream first, so a ring of waiters is found as the ring it is. */
+    int label = -1, live = 0;
+    for (int d = 1; d < s->ncells; d++) {
+        int c = ((k - d) % s->ncells + s->ncells) % s->ncells;
+        if (s->cells[c].state >= WSIM_CELL_HALTED) continue;
+        if (label < 0) {
+            int at = (int)G->labels.len;
+            ws_buf_append(&G->labels, "may send it an event", sizeof "may send it an event");
+            label = at;
+        }
+        push_edge(G, node, c, label, 1);
+        live++;
+    }
+    if (live) say(&G->n[node], "; nothing is on its way to it: any of the %d other cells still running may send one", live);
+    else say(&G->n[node], "; nothing is on its way to it and every other cell has stopped");
 }
 
 /* What cell k's next bundle waits for at clock t. */
@@ -252,30 +416,83 @@ static void cell_wait(const wsim *s, wf_graph *G, int node, int k, uint64_t t)
         wca_op_wait(s->comm, k, (wt_op)o->op, A, B, why, sizeof why);
         say(n, "%s %s", wt_ops[o->op].name, why);
         if (o->op == WT_OP_CREQ && A < WCA_NBUSES && B <= 1 && strstr(why, "local") == NULL)
-            pool_edges(s, &G->n[node], k, A, B);
+            pool_edges(s, G, node, k, A, B);
+        else if (o->op == WT_OP_EVWAIT)
+            event_wait(s, G, node, k);
         return;
     }
     say(n, "cannot issue");
 }
 
-static void build(const wsim *s, wf_graph *G)
+/* A running spool gate: what it waits for. */
+static void spool_wait(const wsim *s, wf_graph *G, int node)
+{
+    wca_spool_wait w;
+    wf_node *n = &G->n[node];
+    wca_spool_waiting(s->comm, n->cell, (unsigned)n->index, &w);
+    char ch[48];
+    lic_text(s, w.q, ch, sizeof ch);
+    if (w.out && w.partner >= 0) {
+        say(n, "spools out to %s from 0x%x, which its partner spool gate %d has not stored yet", ch, w.addr,
+            w.partner);
+        edge(G, node, spool_node(G, s, n->cell, w.partner), "must store the words first");
+    } else if (w.out) {
+        say(n, "spools out to %s (full)", ch);
+        drainer(s, G, node, w.q);
+    } else {
+        say(n, "spools in from %s (empty)", ch);
+        feeder(s, G, node, w.q, WSIM_NGATES);
+    }
+    if (w.count) say(n, "; %u words to go", w.count);
+}
+
+static void build_graph(const wsim *s, wf_graph *G, int partial)
 {
     memset(G, 0, sizeof *G);
+    G->partial = partial || !s->comm;
     uint64_t t = s->cycle;
-    for (int k = 0; k < s->ncells; k++) add_node(G, k, -1);
-    /* Begin markers waiting for a channel, first, so that edges can point at them. */
-    if (s->comm) {
+    for (int k = 0; k < s->ncells; k++) add_node(G, WF_CELL, k, -1);
+    if (!G->partial) {
+        int nchan = wca_channels(s->comm), nspool = (int)wca_spools(s->comm);
+        size_t nlic = (size_t)s->ncells * (size_t)nchan;
+        G->route_of = ws_xcalloc(nlic, sizeof *G->route_of);
+        G->channel_of = ws_xcalloc(nlic, sizeof *G->channel_of);
+        G->spool_of = ws_xcalloc((size_t)s->ncells * (size_t)nspool, sizeof *G->spool_of);
+        for (size_t i = 0; i < nlic; i++) G->route_of[i] = G->channel_of[i] = -1;
+        for (size_t i = 0; i < (size_t)s->ncells * (size_t)nspool; i++) G->spool_of[i] = -1;
+        /* The nodes others point at, first: spools, begin markers. */
+        for (int k = 0; k < s->ncells; k++)
+            for (int g = 0; g < nspool; g++) {
+                wca_spool_wait w;
+                if (!wca_spool_waiting(s->comm, k, (unsigned)g, &w)) continue;
+                int sp = add_node(G, WF_SPOOL, k, g);
+                G->n[sp].waiting = 1;
+                G->spool_of[(size_t)k * (size_t)nspool + (size_t)g] = sp;
+            }
         for (int k = 0; k < s->ncells; k++) {
             wca_trace tr;
             for (int i = 0; wca_routing_wait(s->comm, k, i, &tr); i++) {
-                int r = add_node(G, k, tr.lic);
-                wf_node *n = &G->n[r];
-                n->waiting = 1;
+                int r = add_node(G, WF_ROUTE, k, tr.lic);
+                G->n[r].waiting = 1;
+                G->n[r].word = tr.word;
+                G->route_of[(size_t)k * (size_t)nchan + (size_t)tr.lic] = r;
+            }
+        }
+        int fixed = G->count;
+        for (int i = s->ncells; i < fixed; i++) {
+            if (G->n[i].kind == WF_SPOOL) {
+                spool_wait(s, G, i);
+                continue;
+            }
+            wca_trace tr;
+            for (int j = 0; wca_routing_wait(s->comm, G->n[i].cell, j, &tr); j++) {
+                if (tr.lic != G->n[i].index) continue;
                 char ch[48];
-                wca_lic_name(s->comm, k * wca_channels(s->comm) + tr.lic, ch, sizeof ch);
-                say(n, "holds a pathway begin marker at the head of %s, waiting for a free %s channel on %s", ch,
+                wca_lic_name(s->comm, G->n[i].cell * nchan + tr.lic, ch, sizeof ch);
+                say(&G->n[i], "holds a pathway begin marker at the head of %s, waiting for a free %s channel on %s", ch,
                     tr.pool ? "open" : "reservation", bus_name(tr.bus));
-                pool_edges(s, n, k, tr.bus, tr.pool);
+                pool_edges(s, G, i, G->n[i].cell, tr.bus, tr.pool);
+                break;
             }
         }
     }
@@ -302,7 +519,7 @@ static void find_cycle(wf_graph *G)
                 sp--;
                 continue;
             }
-            int v = G->n[u].to[next[u]++];
+            int v = G->n[u].to[next[u]++].to;
             if (color[v] == 1) {
                 /* v .. u on the stack is the cycle. */
                 int len = 0;
@@ -328,17 +545,45 @@ static void find_cycle(wf_graph *G)
 
 static void graph_free(wf_graph *G)
 {
+    for (int i = 0; i < G->count; i++) free(G->n[i].to);
     free(G->n);
+    free(G->route_of);
+    free(G->channel_of);
+    free(G->spool_of);
+    ws_buf_free(&G->labels);
     free(G->cycle);
 }
 
-/* "cell K (cid C): pc P (FILE:LINE)" or "agent of cell K (cid C)". */
+/* The node's name in the cycle's line: "cell 1", "agent of cell 1",
+ * "cell 1 out XRight.0", "spool 0 of cell 1". */
+static void node_name(const wsim *s, const wf_node *n, char *buf, size_t size)
+{
+    char ch[48];
+    switch (n->kind) {
+    case WF_ROUTE: snprintf(buf, size, "agent of cell %d", n->cell); break;
+    case WF_CHANNEL:
+        wca_loc_name(s->comm, n->index, ch, sizeof ch);
+        snprintf(buf, size, "cell %d %s", n->cell, ch);
+        break;
+    case WF_SPOOL: snprintf(buf, size, "spool %d of cell %d", n->index, n->cell); break;
+    default: snprintf(buf, size, "cell %d", n->cell); break;
+    }
+}
+
+/* The node's head in its own line: "cell K (cid C): pc P (FILE:LINE)", "agent of cell
+ * K (cid C)", "cell K (cid C) out XRight.0", "spool S of cell K (cid C)". */
 static void node_head(const wsim *s, const wf_node *n, char *buf, size_t size)
 {
     int cid = s->prog.first_cell + n->cell;
-    if (n->route_lic >= 0) {
-        snprintf(buf, size, "agent of cell %d (cid %d)", n->cell, cid);
+    char ch[48];
+    switch (n->kind) {
+    case WF_ROUTE: snprintf(buf, size, "agent of cell %d (cid %d)", n->cell, cid); return;
+    case WF_CHANNEL:
+        wca_loc_name(s->comm, n->index, ch, sizeof ch);
+        snprintf(buf, size, "cell %d (cid %d) %s", n->cell, cid, ch);
         return;
+    case WF_SPOOL: snprintf(buf, size, "spool %d of cell %d (cid %d)", n->index, n->cell, cid); return;
+    default: break;
     }
     const wsim_cell *c = &s->cells[n->cell];
     char w[256];
@@ -351,7 +596,7 @@ static void node_head(const wsim *s, const wf_node *n, char *buf, size_t size)
 void wsim__deadlock(wsim *s)
 {
     wf_graph G;
-    build(s, &G);
+    build_graph(s, &G, 0);
     find_cycle(&G);
     ws_buf b = {0};
     char head[320];
@@ -359,9 +604,8 @@ void wsim__deadlock(wsim *s)
     if (G.ncycle) {
         ws_buf_printf(&b, "wait-for cycle:");
         for (int i = 0; i <= G.ncycle; i++) {
-            const wf_node *n = &G.n[G.cycle[i % G.ncycle]];
-            if (n->route_lic >= 0) ws_buf_printf(&b, "%s agent of cell %d", i ? " ->" : "", n->cell);
-            else ws_buf_printf(&b, "%s cell %d", i ? " ->" : "", n->cell);
+            node_name(s, &G.n[G.cycle[i % G.ncycle]], head, sizeof head);
+            ws_buf_printf(&b, "%s %s", i ? " ->" : "", head);
         }
         for (int i = 0; i < G.ncycle; i++) {
             const wf_node *n = &G.n[G.cycle[i]];
@@ -392,7 +636,8 @@ void wsim__wait_reason(const wsim *s, int cell, uint64_t t, char *buf, size_t si
 {
     wf_graph G;
     memset(&G, 0, sizeof G);
-    for (int k = 0; k < s->ncells; k++) add_node(&G, k, -1);
+    G.partial = 1;
+    for (int k = 0; k < s->ncells; k++) add_node(&G, WF_CELL, k, -1);
     cell_wait(s, &G, cell, cell, t);
     snprintf(buf, size, "%s", G.n[cell].waiting ? G.n[cell].text : "");
     graph_free(&G);
@@ -413,10 +658,12 @@ int wsim_deadlock_dot(const wsim *s, FILE *out)
 {
     if (s->status != WSIM_DEADLOCK) return -1;
     wf_graph G;
-    build(s, &G);
+    build_graph(s, &G, 0);
     find_cycle(&G);
-    uint8_t *in_cycle = ws_xcalloc((size_t)G.count, 1);
-    for (int i = 0; i < G.ncycle; i++) in_cycle[G.cycle[i]] = 1;
+    /* cycle_next[i]: the node after i on the cycle, or -1. */
+    int *cycle_next = ws_xcalloc((size_t)G.count, sizeof *cycle_next);
+    for (int i = 0; i < G.count; i++) cycle_next[i] = -1;
+    for (int i = 0; i < G.ncycle; i++) cycle_next[G.cycle[i]] = G.cycle[(i + 1) % G.ncycle];
     fprintf(out, "digraph deadlock {\n  label=\"deadlock at clock %llu%s\";\n  labelloc=t;\n"
                  "  node [shape=box, fontname=\"monospace\"];\n",
             (unsigned long long)s->cycle, G.ncycle ? " (red: the wait-for cycle)" : "");
@@ -425,9 +672,9 @@ int wsim_deadlock_dot(const wsim *s, FILE *out)
     for (int i = 0; i < G.count; i++) {
         if (!G.n[i].waiting) continue;
         shown[i] = 1;
-        for (int e = 0; e < G.n[i].nto; e++) shown[G.n[i].to[e]] = 1;
+        for (int e = 0; e < G.n[i].nto; e++) shown[G.n[i].to[e].to] = 1;
     }
-    char head[320], label[900];
+    char head[320], label[1000];
     for (int i = 0; i < G.count; i++) {
         if (!shown[i]) continue;
         const wf_node *n = &G.n[i];
@@ -435,21 +682,21 @@ int wsim_deadlock_dot(const wsim *s, FILE *out)
         snprintf(label, sizeof label, "%s\n%s", head, n->text);
         fprintf(out, "  n%d [label=", i);
         dot_string(out, label);
-        fprintf(out, "%s];\n", in_cycle[i] ? ", color=red, penwidth=2" : n->waiting ? "" : ", style=dashed");
+        fprintf(out, "%s];\n", cycle_next[i] >= 0 ? ", color=red, penwidth=2" : n->waiting ? "" : ", style=dashed");
     }
     for (int i = 0; i < G.count; i++) {
         const wf_node *n = &G.n[i];
         for (int e = 0; e < n->nto; e++) {
-            int red = 0;
-            for (int j = 0; j < G.ncycle; j++)
-                red |= G.cycle[j] == i && G.cycle[(j + 1) % G.ncycle] == n->to[e];
-            fprintf(out, "  n%d -> n%d [label=", i, n->to[e]);
-            dot_string(out, n->label[e]);
+            int red = cycle_next[i] == n->to[e].to;
+            /* "Any cell may send it an event" would draw every pair of cells. */
+            if (n->to[e].any && !red) continue;
+            fprintf(out, "  n%d -> n%d [label=", i, n->to[e].to);
+            dot_string(out, G.labels.data + n->to[e].label);
             fprintf(out, "%s];\n", red ? ", color=red, penwidth=2" : "");
         }
     }
     fprintf(out, "}\n");
-    free(in_cycle);
+    free(cycle_next);
     free(shown);
     graph_free(&G);
     return 0;

@@ -1,6 +1,7 @@
 /* What the deadlock report needs from the agent: who must act for a queue to move,
- * found by following the crossbar links from channel to channel, and who holds the
- * channels a blocked request or begin marker waits for. */
+ * found by following the crossbar links from channel to channel; who holds the
+ * channels a blocked request or begin marker waits for, and what their release waits
+ * for; what a running spool gate waits for. */
 #include "comm_internal.h"
 
 #include <string.h>
@@ -90,6 +91,7 @@ void wca_trace_drainer(const wca *a, const wca_queue *q, wca_trace *tr)
                 set_party(tr, WCA_BY_ROUTING, l->cell);
                 tr->bus = l->wait_bus;
                 tr->pool = l->wait_pool;
+                tr->word = l->q.ring[l->q.head].word;
             } else {
                 set_party(tr, l->bus < 0 ? WCA_BY_NOBODY : WCA_BY_UNBOUND, l->cell);
             }
@@ -145,8 +147,78 @@ int wca_routing_wait(const wca *a, int cell, int n, wca_trace *tr)
         tr->lic = (int)i;
         tr->bus = l->wait_bus;
         tr->pool = l->wait_pool;
+        tr->word = l->q.ring[l->q.head].word;
         add_lic(a, tr, "", l->id);
         return 1;
     }
     return 0;
+}
+
+int wca_pool_channels(const wca *a, int cell, unsigned bus, unsigned pool, int *locs, int max, int *pinned)
+{
+    int n = 0;
+    *pinned = 0;
+    for (unsigned k = 0; k < a->per_bus; k++) {
+        const wca_loc *o = &a->locs[(size_t)cell * a->nchan + bus * a->per_bus + k];
+        if (o->pool != pool) continue;
+        if (o->pinned) {
+            ++*pinned;
+            continue;
+        }
+        if (n < max) locs[n] = (int)(o - a->locs);
+        n++;
+    }
+    return n;
+}
+
+/* Is a pathway end marker queued in l or upstream of it, on the way to its output
+ * channel?  Words upstream of the channel a begin marker linked belong to that
+ * pathway or to later ones, so the first end marker met is this pathway's. */
+static int end_marker_upstream(const wca *a, int g)
+{
+    for (size_t steps = 0; g >= 0 && steps <= (size_t)a->ncells * a->nchan; steps++) {
+        const wca_lic *l = &a->lics[g];
+        for (uint32_t i = 0; i < l->q.count; i++)
+            if ((l->q.ring[(l->q.head + i) & l->q.mask].tag & WCA_TAG_KIND) == WT_MARK_PEND) return 1;
+        if (l->bus < 0 || l->host_fed || l->up < 0) return 0;
+        const wca_loc *o = &a->locs[l->up];
+        if (o->src < 0) return 0;
+        g = o->src;
+    }
+    return 0;
+}
+
+int wca_loc_hold(const wca *a, int loc, wca_hold *h)
+{
+    memset(h, 0, sizeof *h);
+    h->owner = -1;
+    const wca_loc *o = &a->locs[loc];
+    if (o->home < 0 || o->pinned) return 0;
+    h->owner = o->owner >= 0 ? o->owner : o->cell;
+    h->joined = o->src >= 0 && o->src != o->home;
+    h->feed = o->src >= 0 ? &a->lics[o->src].q : NULL;
+    /* At a joint the incoming pathway's end marker ends only that pathway: the joint
+     * cell's own must still come. */
+    h->end_sent = !h->joined && o->src >= 0 && end_marker_upstream(a, o->src);
+    return 1;
+}
+
+unsigned wca_spools(const wca *a) { return a->nspool; }
+
+int wca_spool_waiting(const wca *a, int cell, unsigned s, wca_spool_wait *w)
+{
+    memset(w, 0, sizeof *w);
+    w->partner = -1;
+    if (s >= a->nspool) return 0;
+    const wca_cell *c = &a->cells[cell];
+    const wca_spool *p = &c->spool[s];
+    if (!p->active) return 0;
+    const wca_lic *l = &a->lics[p->lic];
+    w->out = p->out;
+    w->q = &l->q;
+    w->lic = (int)lic_local(a, p->lic);
+    w->count = p->count;
+    w->addr = p->addr;
+    if (p->out && p->follow && p->addr >= c->spool[p->partner].addr) w->partner = p->partner;
+    return 1;
 }

@@ -228,6 +228,7 @@ typedef struct wca_trace {
     int cell;                    /* where the party is */
     int gate, spool, lic;        /* which gate, spool or input channel (cell-local) */
     unsigned bus, pool;          /* WCA_BY_ROUTING: the free channel it waits for */
+    uint32_t word;               /* WCA_BY_ROUTING: the begin marker's routing word */
     char path[256];              /* the channels followed, "out XRight.0 > in XLeft.0 > ..." */
 } wca_trace;
 
@@ -238,6 +239,35 @@ void wca_trace_drainer(const wca *a, const wca_queue *q, wca_trace *tr);
 /* The cells whose pathways hold every channel of pool `pool` on a bus of a cell (the
  * cells that must send an end marker); returns the count, at most max stored. */
 int wca_pool_holders(const wca *a, int cell, unsigned bus, unsigned pool, int *cells, int max);
+/* The output channels of pool `pool` on a bus of a cell that pathways may take
+ * (global numbers; the systolic connections, never released, are counted in *pinned
+ * instead); returns the count, at most max stored. */
+int wca_pool_channels(const wca *a, int cell, unsigned bus, unsigned pool, int *locs, int max, int *pinned);
+
+/* Who holds an output channel (global number) and what its release waits for: the
+ * end marker of the pathway of `owner` must cross it. */
+typedef struct wca_hold {
+    int owner;                   /* the cell whose pathway holds it */
+    int end_sent;                /* the end marker is queued on the way to it */
+    int joined;                  /* a join gave it to another pathway's words for now */
+    const wca_queue *feed;       /* the input channel feeding it now, or NULL */
+} wca_hold;
+/* 1 and *h if a pathway holds the channel, 0 if it is free or systolic. */
+int wca_loc_hold(const wca *a, int loc, wca_hold *h);
+
+/* A running spool gate, which in a frozen state waits: an in spool for a word in its
+ * channel, an out spool for room in its channel or, in follow mode, for its partner. */
+typedef struct wca_spool_wait {
+    int out;                     /* memory to channel */
+    const wca_queue *q;          /* its channel's queue */
+    int lic;                     /* its channel, cell-local */
+    int partner;                 /* follow mode: the spool it has caught up with, else -1 */
+    uint32_t count, addr;        /* words left (0: no count), the next address */
+} wca_spool_wait;
+unsigned wca_spools(const wca *a);             /* spool gates a cell */
+/* 1 and *w if spool gate s of the cell is running, 0 if it is stopped. */
+int wca_spool_waiting(const wca *a, int cell, unsigned s, wca_spool_wait *w);
+
 /* For a cell blocked in creq or evwait: what it waits for, as text. */
 void wca_op_wait(const wca *a, int cell, wt_op op, uint32_t A, uint32_t B, char *buf, size_t size);
 /* Begin markers of a cell waiting at the head of a channel for a free output channel:

@@ -97,13 +97,16 @@ static void test_cycle_through_a_channel_pool(void **state)
     cprog_build(&p, pool_cycle, "linear", NULL);
     assert_int_equal(wsim_run(p.sim, 100000), WSIM_DEADLOCK);
     assert_string_equal(wsim_message(p.sim),
-                        "wait-for cycle: cell 0 -> cell 1 -> cell 0\n"
+                        "wait-for cycle: cell 0 -> cell 1 -> cell 1 out XRight.1 -> cell 0\n"
                         "cell 0 (cid 0): pc 9 (pool.s:10): waits to read @xr from in XRight.0 (empty); "
                         "cell 1 writes it through @xl\n"
                         "cell 1 (cid 1): pc 13 (pool.s:20): creq waits for a free reservation channel on bus XRight; "
-                        "its channels are held by the pathway of cell 0");
+                        "its channels are held: out XRight.1 by the pathway of cell 0\n"
+                        "cell 1 (cid 1) out XRight.1: held by the pathway of cell 0; cell 0 has not sent its end marker");
     char *dot = dot_of(&p);
-    assert_non_null(strstr(dot, "  n1 -> n0 [label=\"holds a reservation channel on XRight of cell 1\", color=red, "
+    assert_non_null(strstr(dot, "  n1 -> n3 [label=\"reservation channel out XRight.1 of cell 1\", color=red, "
+                                "penwidth=2];\n"));
+    assert_non_null(strstr(dot, "  n3 -> n0 [label=\"must send the pathway's end marker\", color=red, "
                                 "penwidth=2];\n"));
     free(dot);
     cprog_free(&p);
@@ -160,11 +163,12 @@ static void test_cycle_through_a_waiting_begin_marker(void **state)
     cprog_build(&p, marker_cycle, "linear", "1,1");
     assert_int_equal(wsim_run(p.sim, 100000), WSIM_DEADLOCK);
     assert_string_equal(wsim_message(p.sim),
-                        "wait-for cycle: cell 0 -> agent of cell 1 -> cell 1 -> cell 0\n"
+                        "wait-for cycle: cell 0 -> agent of cell 1 -> cell 1 out XRight.0 -> cell 1 -> cell 0\n"
                         "cell 0 (cid 0): pc 16 (marker.s:30): waits to write @g0 to local 8 (full); its pathway's "
                         "begin marker waits in cell 1 (cell 0 local 8 > cell 0 out XRight.0 > cell 1 in XLeft.0)\n"
                         "agent of cell 1 (cid 1): holds a pathway begin marker at the head of in XLeft.0, waiting for a free "
-                        "reservation channel on XRight; its channels are held by the pathway of cell 1\n"
+                        "reservation channel on XRight; its channels are held: out XRight.0 by the pathway of cell 1\n"
+                        "cell 1 (cid 1) out XRight.0: held by the pathway of cell 1; cell 1 has not sent its end marker\n"
                         "cell 1 (cid 1): pc 28 (marker.s:40): waits to read @g0 from in XLeft.1 (empty); cell 0 "
                         "writes it through @g1");
     cprog_free(&p);
