@@ -342,7 +342,7 @@ static void event_wait(const wsim *s, wf_graph *G, int node, int k)
     if (specific) return;
     /* Nothing is on its way: any cell still running may send it something. The
      * nearest upstream first, so a ring of waiters is found as the ring it is. */
-    int label = -1, live = 0;
+    int label = -1, live = 0, only = -1;
     for (int d = 1; d < s->ncells; d++) {
         int c = ((k - d) % s->ncells + s->ncells) % s->ncells;
         if (s->cells[c].state >= WSIM_CELL_HALTED) continue;
@@ -353,8 +353,10 @@ static void event_wait(const wsim *s, wf_graph *G, int node, int k)
         }
         push_edge(G, node, c, label, 1);
         live++;
+        only = c;
     }
-    if (live) say(&G->n[node], "; nothing is on its way to it: any of the %d other cells still running may send one", live);
+    if (live == 1) say(&G->n[node], "; nothing is on its way to it: only cell %d, still running, may send one", only);
+    else if (live) say(&G->n[node], "; nothing is on its way to it: any of the %d other cells still running may send one", live);
     else say(&G->n[node], "; nothing is on its way to it and every other cell has stopped");
 }
 
@@ -443,7 +445,7 @@ static void spool_wait(const wsim *s, wf_graph *G, int node)
         say(n, "spools in from %s (empty)", ch);
         feeder(s, G, node, w.q, WSIM_NGATES);
     }
-    if (w.count) say(n, "; %u words to go", w.count);
+    if (w.count) say(n, "; %u word%s to go", w.count, w.count == 1 ? "" : "s");
 }
 
 static void build_graph(const wsim *s, wf_graph *G, int partial)

@@ -174,6 +174,56 @@ static void test_cycle_through_a_waiting_begin_marker(void **state)
     cprog_free(&p);
 }
 
+/* A held channel whose end marker is sent: cell 0 sends 12 words and the end marker
+ * on a pathway to cell 1, then asks for another channel of that pool, which the
+ * pathway still holds: its end marker waits behind words at cell 1, which has bound
+ * nothing to the pathway's end and waits for an event that only cell 0 could send. */
+static const char *end_behind =
+    "        .model  iwarp\n"
+    "        .cells  0, 1\n"
+    "        .file   \"end.s\"\n"
+    "        .text\n"
+    "        .globl  main\n"
+    "main:   bnz cid, .Lone\n"
+    "        creq r1, 0, 0\n"
+    "        nop\n"
+    "        nop\n"
+    "        and r2, r1, 255\n"
+    "        mv %go0, r2\n"
+    "        pbegin @g0, 1\n"
+    "        mv r3, 12\n"
+    ".La:    mv @g0, r3 | dbnz r3, .La\n"
+    "        pend @g0, 0\n"
+    "        .loc 10\n"
+    "        creq r4, 0, 0\n"
+    "        halt\n"
+    ".Lone:  evwait r4\n"
+    "        .loc 20\n"
+    "        evwait r4\n"
+    "        halt\n";
+
+static void test_cycle_through_an_end_marker_behind_words(void **state)
+{
+    (void)state;
+    cprog p;
+    cprog_build(&p, end_behind, "linear", "1,1");
+    assert_int_equal(wsim_run(p.sim, 100000), WSIM_DEADLOCK);
+    assert_string_equal(wsim_message(p.sim),
+                        "wait-for cycle: cell 0 -> cell 0 out XRight.0 -> cell 1 -> cell 0\n"
+                        "cell 0 (cid 0): pc 10 (end.s:10): creq waits for a free reservation channel on bus XRight; "
+                        "its channels are held: out XRight.0 by the pathway of cell 0\n"
+                        "cell 0 (cid 0) out XRight.0: held by the pathway of cell 0; its end marker waits behind words "
+                        "that do not move; cell 1 has bound no gate or spool to the pathway's end (cell 0 local 8 > "
+                        "cell 0 out XRight.0 > cell 1 in XLeft.0)\n"
+                        "cell 1 (cid 1): pc 13 (end.s:20): evwait waits for an event (none waiting); nothing is on its "
+                        "way to it: only cell 0, still running, may send one");
+    char *dot = dot_of(&p);
+    assert_non_null(strstr(dot, "  n2 -> n1 [label=\"must bind a gate\", color=red, penwidth=2];\n"));
+    assert_non_null(strstr(dot, "  n1 -> n0 [label=\"may send it an event\", color=red, penwidth=2];\n"));
+    free(dot);
+    cprog_free(&p);
+}
+
 /* Warp has no agents; its report is built the same way from the neighbour queues.
  * Both cells read from the right first: cell 1's right is the host, never fed, so the
  * waits form a chain, not a cycle. */
@@ -223,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_cycle_of_full_queues),
         cmocka_unit_test(test_cycle_through_a_channel_pool),
         cmocka_unit_test(test_cycle_through_a_waiting_begin_marker),
+        cmocka_unit_test(test_cycle_through_an_end_marker_behind_words),
         cmocka_unit_test(test_warp_report_names_the_neighbours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
