@@ -321,6 +321,10 @@ static void event_wait(const wsim *s, wf_graph *G, int node, int k)
 {
     if (G->partial) return;
     uint32_t mask = wca_ctl_read(s->comm, k, WT_CTL_EVMASK);
+    if ((mask & 0xffffu) == 0) {
+        say(&G->n[node], "; its %%evmask reports no kind of event, so none can come");
+        return;
+    }
     int specific = 0;
     if (mask & (1u << WCA_EV_SPOOL)) {
         for (unsigned g = 0; g < wca_spools(s->comm); g++) {

@@ -224,6 +224,25 @@ static void test_cycle_through_an_end_marker_behind_words(void **state)
     cprog_free(&p);
 }
 
+/* An event mask that reports nothing: the wait is a chain's end, no cell can end it. */
+static void test_evwait_with_every_event_masked(void **state)
+{
+    (void)state;
+    cprog p;
+    cprog_build(&p,
+                "        .model  iwarp\n        .cells  0, 1\n        .file   \"mask.s\"\n        .text\n"
+                "        .globl  main\nmain:   mv %evmask, 0\n        .loc 5\n        evwait r4\n        halt\n",
+                "linear", NULL);
+    assert_int_equal(wsim_run(p.sim, 100000), WSIM_DEADLOCK);
+    assert_string_equal(wsim_message(p.sim),
+                        "no wait-for cycle: every wait ends at a halted cell, the host or nothing\n"
+                        "cell 0 (cid 0): pc 1 (mask.s:5): evwait waits for an event (none waiting); its %evmask "
+                        "reports no kind of event, so none can come\n"
+                        "cell 1 (cid 1): pc 1 (mask.s:5): evwait waits for an event (none waiting); its %evmask "
+                        "reports no kind of event, so none can come");
+    cprog_free(&p);
+}
+
 /* Warp has no agents; its report is built the same way from the neighbour queues.
  * Both cells read from the right first: cell 1's right is the host, never fed, so the
  * waits form a chain, not a cycle. */
@@ -274,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_cycle_through_a_channel_pool),
         cmocka_unit_test(test_cycle_through_a_waiting_begin_marker),
         cmocka_unit_test(test_cycle_through_an_end_marker_behind_words),
+        cmocka_unit_test(test_evwait_with_every_event_masked),
         cmocka_unit_test(test_warp_report_names_the_neighbours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
