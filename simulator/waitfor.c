@@ -343,6 +343,30 @@ static void event_wait(const wsim *s, wf_graph *G, int node, int k)
             specific = 1;
         }
     }
+    /* A marker behind words in a queue the cell reads posts its event only when the
+     * cell has read them: it waits for itself. */
+    const wsim_cell *c = &s->cells[k];
+    int nchan = wca_channels(s->comm);
+    for (unsigned g = 0; g < WSIM_NGATES; g++) {
+        if (!c->in[g]) continue;
+        int lic = wca_queue_channel(s->comm, c->in[g]) % nchan;
+        unsigned count = wca_lic_words(s->comm, k, lic, NULL, NULL, 0);
+        uint32_t *words = ws_xcalloc(count ? count : 1, sizeof *words);
+        uint8_t *tags = ws_xcalloc(count ? count : 1, 1);
+        wca_lic_words(s->comm, k, lic, words, tags, count);
+        for (unsigned i = 1; i < count; i++) {
+            if (tags[i] == WT_MARK_DATA || !(mask & (1u << tags[i]))) continue;
+            char ch[48];
+            lic_text(s, c->in[g], ch, sizeof ch);
+            say(&G->n[node], "; a marker in %s waits behind %u word%s it must read through %s first", ch, i,
+                i == 1 ? "" : "s", gate_name(g));
+            edge(G, node, node, "must read %s first", gate_name(g));
+            specific = 1;
+            break;
+        }
+        free(words);
+        free(tags);
+    }
     if (specific) return;
     /* Nothing is on its way: any cell still running may send it something. The
      * nearest upstream first, so a ring of waiters is found as the ring it is. */

@@ -243,6 +243,30 @@ static void test_evwait_with_every_event_masked(void **state)
     cprog_free(&p);
 }
 
+/* A marker behind words the waiting cell must read itself: cell 0 sends three words
+ * and a message begin marker on a pathway to cell 1, which binds @g0 to it and waits
+ * for the marker's event without reading the words ahead of it. */
+static void test_event_behind_unread_words(void **state)
+{
+    (void)state;
+    cprog p;
+    cprog_build(&p,
+                "        .model  iwarp\n        .cells  0, 1\n        .file   \"self.s\"\n        .text\n"
+                "        .globl  main\nmain:   bnz cid, .Lone\n"
+                "        creq r1, 0, 1\n        nop\n        nop\n        and r2, r1, 255\n"
+                "        mv %go0, r2\n        pbegin @g0, 32769\n        mv @g0, 1\n        mv @g0, 2\n"
+                "        mv @g0, 3\n        mbegin @g0, 4\n        halt\n"
+                ".Lone:  evwait r4\n        and r5, r4, 255\n        mv %gi0, r5\n        .loc 7\n"
+                "        evwait r4\n        halt\n",
+                "linear", NULL);
+    assert_int_equal(wsim_run(p.sim, 100000), WSIM_DEADLOCK);
+    assert_string_equal(wsim_message(p.sim),
+                        "wait-for cycle: cell 1 -> cell 1\n"
+                        "cell 1 (cid 1): pc 15 (self.s:7): evwait waits for an event (none waiting); a marker in in "
+                        "XLeft.2 waits behind 3 words it must read through @g0 first");
+    cprog_free(&p);
+}
+
 /* Warp has no agents; its report is built the same way from the neighbour queues.
  * Both cells read from the right first: cell 1's right is the host, never fed, so the
  * waits form a chain, not a cycle. */
@@ -294,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_cycle_through_a_waiting_begin_marker),
         cmocka_unit_test(test_cycle_through_an_end_marker_behind_words),
         cmocka_unit_test(test_evwait_with_every_event_masked),
+        cmocka_unit_test(test_event_behind_unread_words),
         cmocka_unit_test(test_warp_report_names_the_neighbours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
