@@ -265,6 +265,34 @@ static void pool_edges(const wsim *s, wf_graph *G, int node, int cell, unsigned 
     free(locs);
 }
 
+/* A request waiting for a free local channel: every one is the cell's own, released
+ * by what it does (an end marker, unbinding a gate, a spool's end). */
+static void local_wait(const wsim *s, wf_graph *G, int node, int k)
+{
+    wca_local_use u;
+    wca_local_use_of(s->comm, k, &u);
+    wf_node *n = &G->n[node];
+    say(n, "; its %d local channels are taken:", u.total);
+    const struct {
+        int count;
+        const char *by;
+    } uses[] = {{u.systolic, "systolic connections"}, {u.pathways, "pathways it opened"}, {u.gates, "gates"},
+                {u.spools, "spool gates"}, {u.queued, "words still queued"}};
+    int listed = 0;
+    for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++)
+        if (uses[i].count) say(n, "%s %d by %s", listed++ ? "," : "", uses[i].count, uses[i].by);
+    if (u.pathways || u.gates) edge(G, node, node, "must release a local channel");
+    if (!u.spools || G->partial) return;
+    for (unsigned g = 0; g < wca_spools(s->comm); g++) {
+        wca_spool_wait w;
+        char ch[48];
+        if (!wca_spool_waiting(s->comm, k, g, &w)) continue;
+        lic_text(s, w.q, ch, sizeof ch);
+        if (strncmp(ch, "local", 5) == 0)
+            edge(G, node, spool_node(G, s, k, (int)g), "releases a local channel when it stops");
+    }
+}
+
 /* An empty queue a cell reads through gate g. */
 static void read_wait(const wsim *s, wf_graph *G, int node, int k, unsigned g, const wca_queue *q)
 {
@@ -447,6 +475,8 @@ static void cell_wait(const wsim *s, wf_graph *G, int node, int k, uint64_t t)
         say(n, "%s %s", wt_ops[o->op].name, why);
         if (o->op == WT_OP_CREQ && A < WCA_NBUSES && B <= 1 && strstr(why, "local") == NULL)
             pool_edges(s, G, node, k, A, B);
+        else if (o->op == WT_OP_CREQ && A < WCA_NBUSES && B <= 1)
+            local_wait(s, G, node, k);
         else if (o->op == WT_OP_EVWAIT)
             event_wait(s, G, node, k);
         return;

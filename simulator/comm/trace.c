@@ -222,3 +222,18 @@ int wca_spool_waiting(const wca *a, int cell, unsigned s, wca_spool_wait *w)
     if (p->out && p->follow && p->addr >= c->spool[p->partner].addr) w->partner = p->partner;
     return 1;
 }
+
+void wca_local_use_of(const wca *a, int cell, wca_local_use *u)
+{
+    memset(u, 0, sizeof *u);
+    for (unsigned n = WCA_NBUSES * a->per_bus; n < a->nchan; n++) {
+        const wca_lic *l = &a->lics[(size_t)cell * a->nchan + n];
+        u->total++;
+        /* In the order free_local_lic tests them: the first reason a channel is taken. */
+        if (l->pinned) u->systolic++;
+        else if (l->cons == CONS_LOC) u->pathways++;
+        else if (l->cons == CONS_GATE || l->out_gate >= 0) u->gates++;
+        else if (l->cons == CONS_SPOOL || l->in_spool >= 0) u->spools++;
+        else if (l->cons != CONS_NONE || l->q.used) u->queued++;
+    }
+}

@@ -268,6 +268,18 @@ unsigned wca_spools(const wca *a);             /* spool gates a cell */
 /* 1 and *w if spool gate s of the cell is running, 0 if it is stopped. */
 int wca_spool_waiting(const wca *a, int cell, unsigned s, wca_spool_wait *w);
 
+/* A cell's local input channels, and what takes those that are not free (creq
+ * waits for a free one). */
+typedef struct wca_local_use {
+    int total;
+    int systolic;                /* the W2 contract's, for good */
+    int pathways;                /* linked to an output channel: pathways the cell opened */
+    int gates;                   /* bound to an output or input gate */
+    int spools;                  /* filled or drained by a spool gate */
+    int queued;                  /* none of those, but words are still queued or being dropped */
+} wca_local_use;
+void wca_local_use_of(const wca *a, int cell, wca_local_use *u);
+
 /* For a cell blocked in creq or evwait: what it waits for, as text. */
 void wca_op_wait(const wca *a, int cell, wt_op op, uint32_t A, uint32_t B, char *buf, size_t size);
 /* Begin markers of a cell waiting at the head of a channel for a free output channel:

@@ -267,6 +267,29 @@ static void test_event_behind_unread_words(void **state)
     cprog_free(&p);
 }
 
+/* A request for a channel when every local channel is taken by the cell's own
+ * pathways: 8 requests take the 8 local channels of the default allocation, the 9th
+ * waits for one of them, which only the cell itself can end. */
+static void test_request_waiting_for_a_local_channel(void **state)
+{
+    (void)state;
+    cprog p;
+    cprog_build(&p,
+                "        .model  iwarp\n        .cells  0, 1\n        .file   \"local.s\"\n        .text\n"
+                "        .globl  main\nmain:   bnz cid, .Lend\n"
+                "        creq r1, 0, 0\n        creq r1, 0, 0\n        creq r1, 0, 1\n"
+                "        creq r1, 1, 0\n        creq r1, 1, 0\n        creq r1, 1, 1\n"
+                "        creq r1, 2, 0\n        creq r1, 2, 0\n"
+                "        .loc 9\n        creq r1, 2, 1\n.Lend:  halt\n",
+                "torus:2x1", NULL);
+    assert_int_equal(wsim_run(p.sim, 100000), WSIM_DEADLOCK);
+    assert_string_equal(wsim_message(p.sim),
+                        "wait-for cycle: cell 0 -> cell 0\n"
+                        "cell 0 (cid 0): pc 9 (local.s:9): creq waits for a free local channel; its 8 local channels "
+                        "are taken: 8 by pathways it opened");
+    cprog_free(&p);
+}
+
 /* Warp has no agents; its report is built the same way from the neighbour queues.
  * Both cells read from the right first: cell 1's right is the host, never fed, so the
  * waits form a chain, not a cycle. */
@@ -319,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_cycle_through_an_end_marker_behind_words),
         cmocka_unit_test(test_evwait_with_every_event_masked),
         cmocka_unit_test(test_event_behind_unread_words),
+        cmocka_unit_test(test_request_waiting_for_a_local_channel),
         cmocka_unit_test(test_warp_report_names_the_neighbours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
