@@ -163,14 +163,14 @@ static void feeder(const wsim *s, wf_graph *G, int node, const wca_queue *q, uns
     switch (tr.party) {
     case WCA_BY_GATE:
         say(n, "; cell %d writes it through %s", tr.cell, gate_name((unsigned)tr.gate));
-        /* A neighbour's gate is plain; a pathway's far end is worth its route. */
-        if (count_of(tr.path, " < ") > 2) say(n, " (%s)", tr.path);
+        /* The channels followed name the buses the wait crosses. */
+        if (count_of(tr.path, " < ") > 0) say(n, " (%s)", tr.path);
         halted_note(s, n, tr.cell);
         edge(G, node, tr.cell, "writes %s", gate_name((unsigned)tr.gate));
         break;
     case WCA_BY_SPOOL:
         say(n, "; spool gate %d of cell %d fills it", tr.spool, tr.cell);
-        if (count_of(tr.path, " < ") > 2) say(n, " (%s)", tr.path);
+        if (count_of(tr.path, " < ") > 0) say(n, " (%s)", tr.path);
         edge(G, node, spool_node(G, s, tr.cell, tr.spool), "spools out to it");
         break;
     case WCA_BY_HOST:
@@ -190,7 +190,7 @@ static void drainer(const wsim *s, wf_graph *G, int node, const wca_queue *q)
     switch (tr.party) {
     case WCA_BY_GATE:
         say(n, "; cell %d reads it through %s", tr.cell, gate_name((unsigned)tr.gate));
-        if (count_of(tr.path, " > ") > 2) say(n, " (%s)", tr.path);
+        if (count_of(tr.path, " > ") > 0) say(n, " (%s)", tr.path);
         halted_note(s, n, tr.cell);
         edge(G, node, tr.cell, "reads %s", gate_name((unsigned)tr.gate));
         break;

@@ -47,14 +47,19 @@ static void test_cycle_of_full_queues(void **state)
     assert_int_equal(wsim_cycles(p.sim), 18);
     assert_string_equal(wsim_message(p.sim),
                         "wait-for cycle: cell 0 -> cell 1 -> cell 2 -> cell 3 -> cell 0\n"
-                        "cell 0 (cid 0): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 1 reads it through @xl\n"
-                        "cell 1 (cid 1): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 2 reads it through @xl\n"
-                        "cell 2 (cid 2): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 3 reads it through @xl\n"
-                        "cell 3 (cid 3): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 0 reads it through @xl");
+                        "cell 0 (cid 0): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 1 reads it through @xl "
+                        "(cell 0 local 14 > cell 0 out XRight.0 > cell 1 in XLeft.0)\n"
+                        "cell 1 (cid 1): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 2 reads it through @xl "
+                        "(cell 1 local 14 > cell 1 out XRight.0 > cell 2 in XLeft.0)\n"
+                        "cell 2 (cid 2): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 3 reads it through @xl "
+                        "(cell 2 local 14 > cell 2 out XRight.0 > cell 3 in XLeft.0)\n"
+                        "cell 3 (cid 3): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 0 reads it through @xl "
+                        "(cell 3 local 14 > cell 3 out XRight.0 > cell 0 in XLeft.0)");
     char *dot = dot_of(&p);
     assert_non_null(strstr(dot, "digraph deadlock {\n  label=\"deadlock at clock 18 (red: the wait-for cycle)\";\n"));
     assert_non_null(strstr(dot, "  n3 [label=\"cell 3 (cid 3): pc 1 (ring.s:7)\\nwaits to write @xr to local 14 (full); "
-                                "cell 0 reads it through @xl\", color=red, penwidth=2];\n"));
+                                "cell 0 reads it through @xl (cell 3 local 14 > cell 3 out XRight.0 > cell 0 in XLeft.0)\", color=red, "
+                                "penwidth=2];\n"));
     assert_non_null(strstr(dot, "  n3 -> n0 [label=\"reads @xl\", color=red, penwidth=2];\n"));
     assert_non_null(strstr(dot, "\n}\n"));
     free(dot);
@@ -99,7 +104,7 @@ static void test_cycle_through_a_channel_pool(void **state)
     assert_string_equal(wsim_message(p.sim),
                         "wait-for cycle: cell 0 -> cell 1 -> cell 1 out XRight.1 -> cell 0\n"
                         "cell 0 (cid 0): pc 9 (pool.s:10): waits to read @xr from in XRight.0 (empty); "
-                        "cell 1 writes it through @xl\n"
+                        "cell 1 writes it through @xl (cell 0 in XRight.0 < cell 1 out XLeft.0 < cell 1 local 12)\n"
                         "cell 1 (cid 1): pc 13 (pool.s:20): creq waits for a free reservation channel on bus XRight; "
                         "its channels are held: out XRight.1 by the pathway of cell 0\n"
                         "cell 1 (cid 1) out XRight.1: held by the pathway of cell 0; cell 0 has not sent its end marker");
@@ -170,7 +175,7 @@ static void test_cycle_through_a_waiting_begin_marker(void **state)
                         "reservation channel on XRight; its channels are held: out XRight.0 by the pathway of cell 1\n"
                         "cell 1 (cid 1) out XRight.0: held by the pathway of cell 1; cell 1 has not sent its end marker\n"
                         "cell 1 (cid 1): pc 28 (marker.s:40): waits to read @g0 from in XLeft.1 (empty); cell 0 "
-                        "writes it through @g1");
+                        "writes it through @g1 (cell 1 in XLeft.1 < cell 0 out XRight.1 < cell 0 local 9)");
     cprog_free(&p);
 }
 

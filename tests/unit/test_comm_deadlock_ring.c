@@ -282,7 +282,7 @@ static void spool_deadlock(const ring *r)
     int k = 0;
     for (int i = 0; i < r->n; i++) {
         int prev = ring_prev(r, k);
-        const char *in = buses[ring_dir(r, prev) ^ 2];
+        const char *in = buses[ring_dir(r, prev) ^ 2], *pout = buses[ring_dir(r, prev)];
         ws_buf_printf(&cycle, " cell %d -> spool 1 of cell %d -> spool 0 of cell %d ->", k, k, k);
         line(&lines, "cell %d (cid %d): pc 27 (ring.s:40): waits to read @g0 from local 10 (empty); spool gate 1 of "
                      "cell %d fills it",
@@ -291,8 +291,9 @@ static void spool_deadlock(const ring *r)
                      "has not stored yet",
              k, k);
         line(&lines,
-             "spool 0 of cell %d (cid %d): spools in from in %s.0 (empty); cell %d writes it through @g0", k, k, in,
-             prev);
+             "spool 0 of cell %d (cid %d): spools in from in %s.0 (empty); cell %d writes it through @g0 (cell %d in "
+             "%s.0 < cell %d out %s.0 < cell %d local 4)",
+             k, k, in, prev, k, in, prev, pout, prev);
         k = prev;
     }
     ws_buf_printf(&cycle, " cell 0");
@@ -340,14 +341,15 @@ static void event_deadlock(const ring *r)
     int k = 0;
     for (int i = 0; i < r->n; i++) {
         int prev = ring_prev(r, k);
-        const char *in = buses[ring_dir(r, prev) ^ 2];
+        const char *in = buses[ring_dir(r, prev) ^ 2], *pout = buses[ring_dir(r, prev)];
         ws_buf_printf(&cycle, " cell %d -> spool 0 of cell %d ->", k, k);
         line(&lines, "cell %d (cid %d): pc 21 (ring.s:50): evwait waits for an event (none waiting); spool gate 0 of "
                      "this cell posts one when it stops",
              k, k);
         line(&lines,
-             "spool 0 of cell %d (cid %d): spools in from in %s.0 (empty); cell %d writes it through @g0; 1 word to go",
-             k, k, in, prev);
+             "spool 0 of cell %d (cid %d): spools in from in %s.0 (empty); cell %d writes it through @g0 (cell %d in "
+             "%s.0 < cell %d out %s.0 < cell %d local 4); 1 word to go",
+             k, k, in, prev, k, in, prev, pout, prev);
         k = prev;
     }
     ws_buf_printf(&cycle, " cell 0");

@@ -512,9 +512,11 @@ static void test_deadlock_report(void **state)
     assert_int_equal(wsim_cycles(s), 1);
     assert_string_equal(wsim_message(s), "wait-for cycle: cell 0 -> cell 1 -> cell 0\n"
                                          "cell 0 (cid 0): pc 1 (t.w2:2): waits to read @xr from in XRight.0 (empty); "
-                                         "cell 1 writes it through @xl\n"
+                                         "cell 1 writes it through @xl (cell 0 in XRight.0 < cell 1 out XLeft.0 < "
+                                         "cell 1 local 12)\n"
                                          "cell 1 (cid 1): pc 3 (t.w2:4): waits to read @xl from in XLeft.0 (empty); "
-                                         "cell 0 writes it through @xr");
+                                         "cell 0 writes it through @xr (cell 1 in XLeft.0 < cell 0 out XRight.0 < "
+                                         "cell 0 local 14)");
     wsim_free(s);
 }
 
@@ -537,7 +539,8 @@ static void test_deadlock_on_full_queue(void **state)
     assert_int_equal(wsim_cycles(s), 19);
     assert_string_equal(wsim_message(s), "no wait-for cycle: every wait ends at a halted cell, the host or nothing\n"
                                          "cell 0 (cid 0): pc 2 (t.w2:3): waits to write @xr to local 14 (full); "
-                                         "cell 1 reads it through @xl, which has halted");
+                                         "cell 1 reads it through @xl (cell 0 local 14 > cell 0 out XRight.0 > "
+                                         "cell 1 in XLeft.0), which has halted");
     wsim_free(s);
 }
 

@@ -19,7 +19,7 @@
 ; RUN: not warp-sim %t.img 2>&1 | FileCheck --check-prefix=LINEAR %s
 ; LINEAR: warp-sim: deadlock at cycle 82:
 ; LINEAR-NEXT: no wait-for cycle: every wait ends at a halted cell, the host or nothing
-; LINEAR: cell 2 (cid 2): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 3 reads it through @xl, which has halted
+; LINEAR: cell 2 (cid 2): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 3 reads it through @xl (cell 2 local 14 > cell 2 out XRight.0 > cell 3 in XLeft.0), which has halted
 ;
 ; The configuration must fit the program and the model.
 ; RUN: not warp-sim %t.img --topology torus:3x1 2>&1 | FileCheck --check-prefix=SIZE %s
