@@ -152,6 +152,31 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
     for (unsigned i = 0; i < b->nops; i++) b->slow_units |= b->ops[i].interval > 1;
 }
 
+/* The bundle as a cell whose host-feed and address gates mean something on the sides
+ * in `live` only runs it: such a write elsewhere is dropped at issue, so a pure
+ * operation that makes nothing else is removed, and any other keeps its effects
+ * (a fault, a unit kept busy) with its result going nowhere. The bundle's figures
+ * (class counts, events, clocks) stay those of the whole bundle. */
+static void specialise(const wsim_bundle *full, unsigned live, wsim_bundle *b)
+{
+    *b = *full;
+    b->feed_mask &= (uint8_t)live;
+    b->nops = 0;
+    b->wait_op = 0;
+    b->slow_units = 0;
+    for (unsigned i = 0; i < full->nops; i++) {
+        wsim_dop d = full->ops[i];
+        if (d.dst >= WT_OPND_FEED && d.dst < WT_OPND_PGATE && !(live & (1u << ((d.dst - WT_OPND_FEED) & 3)))) {
+            if (d.kind == WT_K_PURE && d.interval <= 1) continue;
+            d.wr = WSIM_WR_NONE;
+        }
+        if (full->wait_op == i + 1) b->wait_op = (uint8_t)(b->nops + 1);
+        b->slow_units |= d.interval > 1;
+        b->ops[b->nops++] = d;
+    }
+    b->io = b->gate_rd || b->out_mask || b->feed_mask || b->wait_op || b->ctl_rd;
+}
+
 /* ---- Construction ---------------------------------------------------------------- */
 
 static uint32_t pow2_at_least(uint32_t n)
@@ -299,6 +324,12 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
         if (k == 0) c->feed_live |= 1u << WT_Q_XL | 1u << WT_Q_YL;
         if (k == s->ncells - 1) c->feed_live |= 1u << WT_Q_XR | 1u << WT_Q_YR;
         c->addr_live = c->feed_live;
+        if (!s->code_for[c->feed_live]) {
+            wsim_bundle *v = ws_xcalloc(p->ncode, sizeof *v);
+            for (uint32_t i = 0; i < p->ncode; i++) specialise(&s->code[i], c->feed_live, &v[i]);
+            s->code_for[c->feed_live] = v;
+        }
+        c->code = s->code_for[c->feed_live];
     }
     if (m->logical_channels) {
         if (make_agents(s, p->comm, systolic, err, errlen) != 0) {
@@ -344,6 +375,7 @@ void wsim_free(wsim *s)
     wca_free(s->comm);
     free(s->cells);
     free(s->code);
+    for (unsigned m = 0; m < 1u << WT_NQUEUES; m++) free(s->code_for[m]);
     free(s->host);
     free(s->msg);
     free(s);
@@ -389,6 +421,9 @@ static inline __attribute__((always_inline)) void land(wsim *s, wsim_cell *c, ui
         unsigned d = w[i].dst;
         if (d < WT_OPND_NREGS) {
             c->src[d] = w[i].val;
+        } else if (d < WT_OPND_FEED && !s->comm && c->out[d - WT_OPND_GATE]) {
+            /* A Warp word crossing the link to the neighbour's queue. */
+            wca_queue_put(c->out[d - WT_OPND_GATE], w[i].val, w[i].tag, t + s->link);
         } else {
             land_other(s, c, t, &w[i]);
             if (s->status != WSIM_RUNNING) return;
@@ -528,7 +563,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
         wsim__fault(s, k, pc, "pc outside the program (%u bundles)", s->ncode);
         return 0;
     }
-    const wsim_bundle *b = &s->code[pc];
+    const wsim_bundle *b = &c->code[pc];
     if (__builtin_expect(b->bad, 0)) {
         static const char *const why[] = {
             [WSIM_BAD_UNDEFINED] = "undefined opcode or operand",
@@ -757,8 +792,15 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
 div_zero:
     wsim__fault(s, k, pc, "integer division by zero (%s)", wt_ops[b->ops[i].op].name);
 op_fault:
-    /* The operations before the faulting one and itself were issued. */
-    for (unsigned j = 0; j <= i && j < b->nops; j++) c->class_ops[b->ops[j].uclass]++;
+    /* The operations before the faulting one and itself were issued, counted in the
+     * whole bundle, whose order the cell's copy keeps. */
+    {
+        const wsim_bundle *full = &s->code[pc];
+        for (unsigned j = 0; j < full->nops; j++) {
+            c->class_ops[full->ops[j].uclass]++;
+            if (i < b->nops && full->ops[j].slot == b->ops[i].slot) break;
+        }
+    }
     return 0;
 
 stall:

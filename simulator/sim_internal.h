@@ -115,6 +115,7 @@ typedef struct wsim_hfifo {
 
 typedef struct wsim_cell {
     /* What every clock touches first, together. */
+    const wsim_bundle *code; /* the program as this cell runs it (wsim.code_for) */
     uint32_t pc;
     wsim_cell_state state;
     uint64_t next_issue;     /* skewed start, or the clock after a two-clock bundle */
@@ -140,7 +141,11 @@ typedef struct wsim_cell {
 struct wsim {
     wsim_program prog;
     const wt_model *model;
-    wsim_bundle *code;
+    wsim_bundle *code;       /* the program as decoded, which reports describe */
+    /* The program as the cells with host-feed sides m (bit q: the end facing side q)
+     * run it: the operations whose only effect is a feed or address write a cell with
+     * no such side drops are gone, so an inner cell never looks at them. */
+    wsim_bundle *code_for[1u << WT_NQUEUES];
     uint32_t ncode;
     int ncells;
     wsim_cell *cells;
