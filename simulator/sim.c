@@ -224,6 +224,7 @@ static int make_agents(wsim *s, const wca_config *given, int systolic, char *err
     wca_config cfg;
     if (given) cfg = *given;
     else wca_config_default(&cfg);
+    s->comm_cfg = cfg;
     uint32_t *cids = ws_xcalloc((size_t)s->ncells, sizeof *cids);
     for (int k = 0; k < s->ncells; k++) cids[k] = s->cells[k].src[SRC_CID];
     wca_hooks hooks = {.ctx = s, .host_sink = host_sink};

@@ -157,6 +157,7 @@ struct wsim {
     unsigned wheel_mask, wheel_cap;
     unsigned qcap, link;
     wca *comm;               /* iWarp: the communication agents; NULL on Warp */
+    wca_config comm_cfg;     /* their topology, for pictures of the array */
     uint64_t agent_clock;    /* 1 + the clock the agents last stepped */
     int agent_progress;      /* they changed something in that clock */
     uint8_t *host;
