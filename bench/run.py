@@ -7,13 +7,12 @@ noisy.
 
     bench/run.py [--build build] [--runs 5]
     bench/run.py --comm [--build build] [--runs 5]
-    bench/run.py --streams [--build build] [--runs 5] [--threads N]
+    bench/run.py --streams [--build build] [--runs 5]
 
 --streams prints the simulator's speed on a stream (bench/stream64.w2 widened to 10,
 64 and 256 cells) on both models, the figure the simulator's targets are quoted in
 (issue 18: 100 million cell-clocks per CPU second on Warp and 60 million on iWarp at
-64 cells on one core). --threads N runs the simulator on N threads, and the speed is
-then per second of wall time (CPU time counts every thread).
+64 cells on one core).
 
 --comm prints the iWarp communication agent's figures instead: the 64-cell array
 streaming between neighbours and the 10-cell polynomial (W2, -mcpu=iwarp, through
@@ -102,9 +101,9 @@ def stream_source(cells):
                                                                           "(cid : 0 : %d)" % (cells - 1))
 
 
-def streams(bindir, runs, threads):
+def streams(bindir, runs):
     rows = []
-    extra = ["--threads", str(threads)] if threads > 1 else []
+    extra = []
     with tempfile.TemporaryDirectory() as tmp:
         for cells in STREAM_CELLS:
             src = os.path.join(tmp, "stream%d.w2" % cells)
@@ -115,8 +114,7 @@ def streams(bindir, runs, threads):
                 subprocess.run([os.path.join(bindir, "warp-cc"), "-O2", "-mcpu=" + cpu, "-o", img, src], check=True)
                 med, lo, hi, cycles, ncells = simspeed(bindir, img, 1 if cells > 64 else 2, extra, runs)
                 rows.append(("stream%d" % cells, cpu, ncells, cycles, med, lo, hi))
-    print("simulator speed on streams: medians of %d runs, %d thread%s, %s" %
-          (runs, threads, "s" if threads > 1 else "", "per wall second" if threads > 1 else "per CPU second"))
+    print("simulator speed on streams: medians of %d runs, one thread, per CPU second" % runs)
     print("%-11s %-6s %5s %9s %22s" % ("program", "model", "cells", "cycles", "sim Mcell-clk/s (min-max)"))
     for r in rows:
         print("%-11s %-6s %5d %9d %10.1f (%.1f-%.1f)" % r)
@@ -129,11 +127,10 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--comm", action="store_true", help="the iWarp communication agent's figures")
     ap.add_argument("--streams", action="store_true", help="the simulator's speed on 10, 64 and 256-cell streams")
-    ap.add_argument("--threads", type=int, default=1, help="with --streams: simulator threads")
     args = ap.parse_args()
     bindir = os.path.join(args.build, "bin")
     if args.streams:
-        return streams(bindir, args.runs, args.threads)
+        return streams(bindir, args.runs)
     if args.comm:
         return comm(bindir, args.runs)
     rows = []

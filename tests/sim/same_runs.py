@@ -4,8 +4,6 @@ warp-sim under several configurations and checks that each gives byte-identical
 results: exit status, standard output, --stats (cycle counts, per-cell figures,
 channel figures), fault and deadlock reports and the deadlock graph.
 
-    same_runs.py --build BUILD --threads 1,2,4
-        the simulator on 1, 2 and 4 threads against each other (the ctest)
     same_runs.py --build BUILD --baseline BIN
         this build's warp-sim against another's (BIN: a directory holding warp-sim),
         to show that a change to the simulator changed no simulated clock
@@ -98,7 +96,6 @@ def first_difference(a, b):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--threads", help="comma-separated thread counts to compare")
     ap.add_argument("--baseline", help="a directory with another warp-sim to compare against")
     ap.add_argument("--extra", default="", help="further warp-sim arguments for every run (space-separated)")
     args = ap.parse_args()
@@ -108,11 +105,8 @@ def main():
     configs = []
     if args.baseline:
         configs = [("baseline", os.path.join(args.baseline, "warp-sim"), []), ("this build", sim, [])]
-    if args.threads:
-        for n in args.threads.split(","):
-            configs.append(("%s thread(s)" % n, sim, ["--threads", n]))
     if len(configs) < 2:
-        ap.error("give --threads with two or more counts, or --baseline")
+        ap.error("give --baseline")
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         images = build_images(bindir, tmp)
