@@ -7,6 +7,12 @@ noisy.
 
     bench/run.py [--build build] [--runs 5]
     bench/run.py --comm [--build build] [--runs 5]
+    bench/run.py --streams [--build build] [--runs 5]
+
+--streams prints the simulator's speed on a stream (bench/stream64.w2 widened to 10,
+64 and 256 cells) on both models, the figure the simulator's targets are quoted in
+(issue 18: 100 million cell-clocks per CPU second on Warp and 60 million on iWarp at
+64 cells on one core).
 
 --comm prints the iWarp communication agent's figures instead: the 64-cell array
 streaming between neighbours and the 10-cell polynomial (W2, -mcpu=iwarp, through
@@ -84,13 +90,47 @@ def comm(bindir, runs):
     return 0 if all(r[-1] == "ok" for r in rows) else 1
 
 
+STREAM_CELLS = (10, 64, 256)
+
+
+def stream_source(cells):
+    """bench/stream64.w2 with CELLS cells."""
+    with open(os.path.join(ROOT, "bench", "stream64.w2")) as f:
+        src = f.read()
+    return src.replace("module stream64", "module stream%d" % cells).replace("(cid : 0 : 63)",
+                                                                          "(cid : 0 : %d)" % (cells - 1))
+
+
+def streams(bindir, runs):
+    rows = []
+    extra = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for cells in STREAM_CELLS:
+            src = os.path.join(tmp, "stream%d.w2" % cells)
+            with open(src, "w") as f:
+                f.write(stream_source(cells))
+            for cpu in ("warp", "iwarp"):
+                img = os.path.join(tmp, "stream%d.%s.img" % (cells, cpu))
+                subprocess.run([os.path.join(bindir, "warp-cc"), "-O2", "-mcpu=" + cpu, "-o", img, src], check=True)
+                med, lo, hi, cycles, ncells = simspeed(bindir, img, 1 if cells > 64 else 2, extra, runs)
+                rows.append(("stream%d" % cells, cpu, ncells, cycles, med, lo, hi))
+    print("simulator speed on streams: medians of %d runs, one thread, per CPU second" % runs)
+    print("%-11s %-6s %5s %9s %22s" % ("program", "model", "cells", "cycles", "sim Mcell-clk/s (min-max)"))
+    for r in rows:
+        print("%-11s %-6s %5d %9d %10.1f (%.1f-%.1f)" % r)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--comm", action="store_true", help="the iWarp communication agent's figures")
+    ap.add_argument("--streams", action="store_true", help="the simulator's speed on 10, 64 and 256-cell streams")
     args = ap.parse_args()
     bindir = os.path.join(args.build, "bin")
+    if args.streams:
+        return streams(bindir, args.runs)
     if args.comm:
         return comm(bindir, args.runs)
     rows = []

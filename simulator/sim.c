@@ -17,18 +17,6 @@
 
 #include "warp_support.h"
 
-/* The value of a pure (or DIV) operation: the expression from warp_ops.def. */
-static inline __attribute__((always_inline)) uint32_t op_value(unsigned op, uint32_t A, uint32_t B, uint32_t C)
-{
-    switch (op) {
-#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem) \
-    case WT_OP_##id: return (uint32_t)(sem);
-#include "warp_ops.def"
-#undef WT_OP
-    default: return 0;
-    }
-}
-
 static inline uint32_t load32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -68,7 +56,7 @@ static uint8_t take_src(wsim_bundle *b, unsigned o)
     return src_index(o);
 }
 
-static void decode_bundle(const wt_model *m, const wt_insn *in, wsim_bundle *b)
+static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsim_bundle *b)
 {
     memset(b, 0, sizeof *b);
     b->target = in->target;
@@ -149,6 +137,44 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, wsim_bundle *b)
     if (agent && !m->logical_channels) b->bad = WSIM_BAD_NO_AGENT;
     unsigned gate_ops = (unsigned)__builtin_popcount(b->gate_rd) + gate_writes;
     b->clocks = m->gate_ops_per_clock && gate_ops > m->gate_ops_per_clock ? 2 : 1;
+    unsigned ev = b->clocks > 1 ? b->clocks : 0;
+    for (unsigned i = 0; i < b->nops; i++) {
+        wsim_dop *d = &b->ops[i];
+        d->tag = d->kind == WT_K_COMM ? (uint8_t)wt_op_marker((wt_op)d->op) : WT_MARK_DATA;
+        d->wr = !d->dst ? WSIM_WR_NONE : d->dst < WT_OPND_NREGS ? WSIM_WR_REG : WSIM_WR_OTHER;
+        d->proto = (wsim_write){.pc = (uint16_t)pc, .dst = d->dst, .tag = d->tag};
+        if (d->wr == WSIM_WR_REG && d->lat > ev) ev = d->lat;
+        if (d->interval > 1 && d->interval > ev) ev = d->interval;
+        if (d->uclass != WT_UC_NONE) b->class_inc += 1ull << (WSIM_LANE_BITS * (d->uclass - 1u));
+    }
+    b->ev = (uint8_t)ev;
+    b->io = b->gate_rd || b->out_mask || b->feed_mask || b->wait_op || b->ctl_rd;
+    for (unsigned i = 0; i < b->nops; i++) b->slow_units |= b->ops[i].interval > 1;
+}
+
+/* The bundle as a cell whose host-feed and address gates mean something on the sides
+ * in `live` only runs it: such a write elsewhere is dropped at issue, so a pure
+ * operation that makes nothing else is removed, and any other keeps its effects
+ * (a fault, a unit kept busy) with its result going nowhere. The bundle's figures
+ * (class counts, events, clocks) stay those of the whole bundle. */
+static void specialise(const wsim_bundle *full, unsigned live, wsim_bundle *b)
+{
+    *b = *full;
+    b->feed_mask &= (uint8_t)live;
+    b->nops = 0;
+    b->wait_op = 0;
+    b->slow_units = 0;
+    for (unsigned i = 0; i < full->nops; i++) {
+        wsim_dop d = full->ops[i];
+        if (d.dst >= WT_OPND_FEED && d.dst < WT_OPND_PGATE && !(live & (1u << ((d.dst - WT_OPND_FEED) & 3)))) {
+            if (d.kind == WT_K_PURE && d.interval <= 1) continue;
+            d.wr = WSIM_WR_NONE;
+        }
+        if (full->wait_op == i + 1) b->wait_op = (uint8_t)(b->nops + 1);
+        b->slow_units |= d.interval > 1;
+        b->ops[b->nops++] = d;
+    }
+    b->io = b->gate_rd || b->out_mask || b->feed_mask || b->wait_op || b->ctl_rd;
 }
 
 /* ---- Construction ---------------------------------------------------------------- */
@@ -198,6 +224,7 @@ static int make_agents(wsim *s, const wca_config *given, int systolic, char *err
     wca_config cfg;
     if (given) cfg = *given;
     else wca_config_default(&cfg);
+    s->comm_cfg = cfg;
     uint32_t *cids = ws_xcalloc((size_t)s->ncells, sizeof *cids);
     for (int k = 0; k < s->ncells; k++) cids[k] = s->cells[k].src[SRC_CID];
     wca_hooks hooks = {.ctx = s, .host_sink = host_sink};
@@ -261,7 +288,7 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
     s->code = ws_xcalloc(p->ncode, sizeof *s->code);
     int systolic = 0;
     for (uint32_t i = 0; i < p->ncode; i++) {
-        decode_bundle(m, &p->code[i], &s->code[i]);
+        decode_bundle(m, &p->code[i], i, &s->code[i]);
         systolic |= (s->code[i].gate_rd | s->code[i].out_mask) & 0xf;
     }
 
@@ -298,6 +325,12 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
         if (k == 0) c->feed_live |= 1u << WT_Q_XL | 1u << WT_Q_YL;
         if (k == s->ncells - 1) c->feed_live |= 1u << WT_Q_XR | 1u << WT_Q_YR;
         c->addr_live = c->feed_live;
+        if (!s->code_for[c->feed_live]) {
+            wsim_bundle *v = ws_xcalloc(p->ncode, sizeof *v);
+            for (uint32_t i = 0; i < p->ncode; i++) specialise(&s->code[i], c->feed_live, &v[i]);
+            s->code_for[c->feed_live] = v;
+        }
+        c->code = s->code_for[c->feed_live];
     }
     if (m->logical_channels) {
         if (make_agents(s, p->comm, systolic, err, errlen) != 0) {
@@ -343,6 +376,7 @@ void wsim_free(wsim *s)
     wca_free(s->comm);
     free(s->cells);
     free(s->code);
+    for (unsigned m = 0; m < 1u << WT_NQUEUES; m++) free(s->code_for[m]);
     free(s->host);
     free(s->msg);
     free(s);
@@ -376,33 +410,46 @@ static inline void queue_land(wsim *s, wca_queue *q, uint32_t word, uint8_t tag,
     if (s->comm) wca_pushed(s->comm, q, t);
 }
 
-static void land(wsim *s, wsim_cell *c, uint64_t t, unsigned slot)
+static void land_other(wsim *s, wsim_cell *c, uint64_t t, const wsim_write *w);
+
+/* Registers here; the rest, rarer, out of line. */
+static inline __attribute__((always_inline)) void land(wsim *s, wsim_cell *c, uint64_t t, unsigned slot)
 {
-    wsim_write *w = &c->wheel[(size_t)slot * s->wheel_cap];
+    const wsim_write *w = &c->wheel[(size_t)slot * s->wheel_cap];
     unsigned n = c->wheel_n[slot];
     c->wheel_n[slot] = 0;
     for (unsigned i = 0; i < n; i++) {
         unsigned d = w[i].dst;
         if (d < WT_OPND_NREGS) {
             c->src[d] = w[i].val;
-        } else if (d < WT_OPND_FEED) {
-            wca_queue *q = c->out[d - WT_OPND_GATE];
-            if (q) queue_land(s, q, w[i].val, w[i].tag, s->comm ? t : t + s->link, t);
-            else hfifo_push(&s->sink[d - WT_OPND_GATE], w[i].val, w[i].pc, t + s->link);
-        } else if (wt_opnd_is_pgate(d)) {
-            queue_land(s, c->out[WT_NQUEUES + d - WT_OPND_PGATE], w[i].val, w[i].tag, t, t);
-        } else if (wt_opnd_is_feed(d)) {
-            queue_land(s, c->feedq[d - WT_OPND_FEED], w[i].val, WT_MARK_DATA, t, t);
-        } else if (wt_opnd_is_addr(d)) {
-            hfifo_push(&s->addr[d - WT_OPND_ADDR], w[i].val, w[i].pc, t);
+        } else if (d < WT_OPND_FEED && !s->comm && c->out[d - WT_OPND_GATE]) {
+            /* A Warp word crossing the link to the neighbour's queue. */
+            wca_queue_put(c->out[d - WT_OPND_GATE], w[i].val, w[i].tag, t + s->link);
         } else {
-            char why[200];
-            int k = (int)(c - s->cells);
-            if (wca_ctl_write(s->comm, k, (wt_ctl)(d - WT_OPND_CTL), w[i].val, t, why, sizeof why) != 0) {
-                wsim__fault(s, k, w[i].pc, "%s", why);
-                return;
-            }
+            land_other(s, c, t, &w[i]);
+            if (s->status != WSIM_RUNNING) return;
         }
+    }
+}
+
+static __attribute__((noinline)) void land_other(wsim *s, wsim_cell *c, uint64_t t, const wsim_write *w)
+{
+    unsigned d = w->dst;
+    if (d < WT_OPND_FEED) {
+        wca_queue *q = c->out[d - WT_OPND_GATE];
+        if (q) queue_land(s, q, w->val, w->tag, s->comm ? t : t + s->link, t);
+        else hfifo_push(&s->sink[d - WT_OPND_GATE], w->val, w->pc, t + s->link);
+    } else if (wt_opnd_is_pgate(d)) {
+        queue_land(s, c->out[WT_NQUEUES + d - WT_OPND_PGATE], w->val, w->tag, t, t);
+    } else if (wt_opnd_is_feed(d)) {
+        queue_land(s, c->feedq[d - WT_OPND_FEED], w->val, WT_MARK_DATA, t, t);
+    } else if (wt_opnd_is_addr(d)) {
+        hfifo_push(&s->addr[d - WT_OPND_ADDR], w->val, w->pc, t);
+    } else {
+        char why[200];
+        int k = (int)(c - s->cells);
+        if (wca_ctl_write(s->comm, k, (wt_ctl)(d - WT_OPND_CTL), w->val, t, why, sizeof why) != 0)
+            wsim__fault(s, k, w->pc, "%s", why);
     }
 }
 
@@ -466,6 +513,14 @@ static inline void note_event(wsim *s, uint64_t when)
     if (when > s->horizon) s->horizon = when;
 }
 
+/* Carries the class lanes into the counters. */
+static void flush_lanes(wsim_cell *c)
+{
+    for (unsigned uc = 1; uc < WT_NUCLASSES; uc++)
+        c->class_ops[uc] += (c->class_lanes >> (WSIM_LANE_BITS * (uc - 1))) & ((1u << WSIM_LANE_BITS) - 1);
+    c->class_lanes = 0;
+}
+
 static inline void schedule(wsim *s, wsim_cell *c, const wsim_dop *o, uint32_t val, uint64_t when, uint32_t pc)
 {
     unsigned slot = (unsigned)(when & s->wheel_mask), dst = o->dst;
@@ -473,7 +528,7 @@ static inline void schedule(wsim *s, wsim_cell *c, const wsim_dop *o, uint32_t v
     w->val = val;
     w->dst = (uint8_t)dst;
     w->pc = (uint16_t)pc;
-    w->tag = o->kind == WT_K_COMM ? (uint8_t)wt_op_marker((wt_op)o->op) : WT_MARK_DATA;
+    w->tag = o->tag;
     /* On Warp the word reaches the neighbour link clocks later; on iWarp it enters a
      * channel of the cell's agent, which keeps its own horizon. */
     note_event(s, wt_opnd_is_gate(dst) && !s->comm ? when + s->link : when);
@@ -501,7 +556,7 @@ static __attribute__((noinline)) int comm_op(wsim *s, int k, uint32_t pc, unsign
 }
 
 /* Tries to issue cell k's next bundle at clock t. 1 if it issued. */
-static int issue(wsim *s, int k, uint64_t t)
+static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t t)
 {
     wsim_cell *c = &s->cells[k];
     uint32_t pc = c->pc;
@@ -509,7 +564,7 @@ static int issue(wsim *s, int k, uint64_t t)
         wsim__fault(s, k, pc, "pc outside the program (%u bundles)", s->ncode);
         return 0;
     }
-    const wsim_bundle *b = &s->code[pc];
+    const wsim_bundle *b = &c->code[pc];
     if (__builtin_expect(b->bad, 0)) {
         static const char *const why[] = {
             [WSIM_BAD_UNDEFINED] = "undefined opcode or operand",
@@ -533,53 +588,55 @@ static int issue(wsim *s, int k, uint64_t t)
         }
     }
     wca_queue **in = c->in, **out = c->out;
-    for (unsigned m = b->gate_rd; m; m &= m - 1) {
-        const wca_queue *q = in[lowest(m)];
-        if (!q) {
-            fault_unbound(s, k, pc, 1, lowest(m));
-            return 0;
+    if (b->io) {
+        for (unsigned m = b->gate_rd; m; m &= m - 1) {
+            const wca_queue *q = in[lowest(m)];
+            if (!q) {
+                fault_unbound(s, k, pc, 1, lowest(m));
+                return 0;
+            }
+            if (!wca_queue_ready(q, t)) goto stall;
         }
-        if (!wca_queue_ready(q, t)) goto stall;
-    }
-    for (unsigned m = b->out_mask; m; m &= m - 1) {
-        unsigned g = lowest(m);
-        const wca_queue *q = out[g];
-        if (!q) {
-            /* On Warp the host takes what an end cell sends past the end. */
-            if (!s->comm && g < WT_NQUEUES) continue;
-            fault_unbound(s, k, pc, 0, g);
-            return 0;
+        for (unsigned m = b->out_mask; m; m &= m - 1) {
+            unsigned g = lowest(m);
+            const wca_queue *q = out[g];
+            if (!q) {
+                /* On Warp the host takes what an end cell sends past the end. */
+                if (!s->comm && g < WT_NQUEUES) continue;
+                fault_unbound(s, k, pc, 0, g);
+                return 0;
+            }
+            if (wca_queue_used_at(q, t) + b->out_n[g] > q->cap) goto stall;
         }
-        if (wca_queue_used_at(q, t) + b->out_n[g] > q->cap) goto stall;
-    }
-    for (unsigned m = b->feed_mask & c->feed_live; m; m &= m - 1) {
-        unsigned q = lowest(m);
-        if (wca_queue_used_at(c->feedq[q], t) + b->feed_n[q] > c->feedq[q]->cap) goto stall;
-    }
-    if (b->wait_op) {
-        const wsim_dop *o = &b->ops[b->wait_op - 1];
-        c->src[SRC_IMM0] = b->imm[0];
-        c->src[SRC_IMM1] = b->imm[1];
-        if (!wca_op_ready(s->comm, k, (wt_op)o->op, c->src[o->a], c->src[o->b], t)) goto stall;
-    }
+        for (unsigned m = b->feed_mask & c->feed_live; m; m &= m - 1) {
+            unsigned q = lowest(m);
+            if (wca_queue_used_at(c->feedq[q], t) + b->feed_n[q] > c->feedq[q]->cap) goto stall;
+        }
+        if (b->wait_op) {
+            const wsim_dop *o = &b->ops[b->wait_op - 1];
+            c->src[SRC_IMM0] = b->imm[0];
+            c->src[SRC_IMM1] = b->imm[1];
+            if (!wca_op_ready(s->comm, k, (wt_op)o->op, c->src[o->a], c->src[o->b], t)) goto stall;
+        }
 
-    /* Control registers are read as the bundle finds them, before its own dequeues. */
-    for (uint32_t m = b->ctl_rd; m; m &= m - 1)
-        c->src[SRC_CTL + lowest(m)] = wca_ctl_read(s->comm, k, (wt_ctl)lowest(m));
-    for (unsigned m = b->gate_rd; m; m &= m - 1) {
-        unsigned g = lowest(m);
-        wca_queue *q = in[g];
-        wca_qword w = wca_queue_take(q, t);
-        c->src[SRC_GATE + g] = w.word;
-        if (s->comm) wca_dequeued(s->comm, k, g, q, w.tag, t);
-    }
-    for (unsigned m = b->out_mask; m; m &= m - 1) {
-        unsigned g = lowest(m);
-        if (out[g]) out[g]->used += b->out_n[g];
-    }
-    for (unsigned m = b->feed_mask & c->feed_live; m; m &= m - 1) {
-        unsigned q = lowest(m);
-        c->feedq[q]->used += b->feed_n[q];
+        /* Control registers are read as the bundle finds them, before its own dequeues. */
+        for (uint32_t m = b->ctl_rd; m; m &= m - 1)
+            c->src[SRC_CTL + lowest(m)] = wca_ctl_read(s->comm, k, (wt_ctl)lowest(m));
+        for (unsigned m = b->gate_rd; m; m &= m - 1) {
+            unsigned g = lowest(m);
+            wca_queue *q = in[g];
+            wca_qword w = wca_queue_take(q, t);
+            c->src[SRC_GATE + g] = w.word;
+            if (s->comm) wca_dequeued(s->comm, k, g, q, w.tag, t);
+        }
+        for (unsigned m = b->out_mask; m; m &= m - 1) {
+            unsigned g = lowest(m);
+            if (out[g]) out[g]->used += b->out_n[g];
+        }
+        for (unsigned m = b->feed_mask & c->feed_live; m; m &= m - 1) {
+            unsigned q = lowest(m);
+            c->feedq[q]->used += b->feed_n[q];
+        }
     }
     c->src[SRC_IMM0] = b->imm[0];
     c->src[SRC_IMM1] = b->imm[1];
@@ -587,34 +644,60 @@ static int issue(wsim *s, int k, uint64_t t)
     uint32_t next = pc + 1;
     int halt = 0;
     const uint32_t *src = c->src;
-    for (unsigned i = 0; i < b->nops; i++) {
-        const wsim_dop *o = &b->ops[i];
-        uint32_t A = src[o->a], B = src[o->b], C = src[o->c], v, addr;
-        c->class_ops[o->uclass]++;
-        if (o->interval > 1) {
-            uint64_t free_at = t + o->interval;
-            c->busy_until[o->slot] = free_at;
-            if (free_at > c->busy_max) c->busy_max = free_at;
-            note_event(s, free_at);
-        }
-        switch (o->kind) {
-        case WT_K_PURE:
-            v = op_value(o->op, A, B, C);
-            break;
-        case WT_K_DIV:
-            if (B == 0) {
-                wsim__fault(s, k, pc, "integer division by zero (%s)", wt_ops[o->op].name);
-                return 0;
+    /* Every register write, freed unit and two-clock end at once: the bundle's latest. */
+    note_event(s, t + b->ev);
+    unsigned i;
+    if (b->slow_units) {
+        for (i = 0; i < b->nops; i++) {
+            const wsim_dop *o = &b->ops[i];
+            if (o->interval > 1) {
+                uint64_t free_at = t + o->interval;
+                c->busy_until[o->slot] = free_at;
+                if (free_at > c->busy_max) c->busy_max = free_at;
             }
-            v = op_value(o->op, A, B, C);
-            break;
+        }
+    }
+    wsim_write *const wheel = c->wheel;
+    uint16_t *const wheel_n = c->wheel_n;
+    const unsigned wheel_mask = s->wheel_mask, wheel_cap = s->wheel_cap;
+    for (i = 0; i < b->nops; i++) {
+        const wsim_dop *o = &b->ops[i];
+        uint32_t v, addr;
+        /* One dispatch on the operation: a pure one computes its value in its own case;
+         * the kind of any other is a constant there, so its case only jumps on. */
+        /* Operands are read where the expression names them. */
+#define A (src[o->a])
+#define B (src[o->b])
+#define C (src[o->c])
+        switch (o->op) {
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem)                                   \
+    case WT_OP_##id:                                                                                   \
+        if (WT_K_##kind == WT_K_PURE) {                                                                \
+            v = (uint32_t)(sem);                                                                       \
+            goto write;                                                                                \
+        }                                                                                              \
+        if (WT_K_##kind == WT_K_DIV) {                                                                 \
+            if (B == 0) goto div_zero;                                                                 \
+            v = (uint32_t)(sem);                                                                       \
+            goto write;                                                                                \
+        }                                                                                              \
+        break;
+#include "warp_ops.def"
+#undef WT_OP
+        default: break;
+        }
+#undef A
+#undef B
+#undef C
+        uint32_t A = src[o->a], B = src[o->b], C = src[o->c];
+        switch (o->kind) {
         case WT_K_LOAD:
             addr = A + B;
             if ((addr & 3) || addr > s->model->data_mem_bytes - 4) {
                 wsim__fault(s, k, pc, "load from data address 0x%x %s (data memory is %u bytes)", addr,
                             (addr & 3) ? "is misaligned" : "is outside data memory",
                             s->model->data_mem_bytes);
-                return 0;
+                goto op_fault;
             }
             v = load32(c->mem + addr);
             break;
@@ -630,7 +713,7 @@ static int issue(wsim *s, int k, uint64_t t)
                 wsim__fault(s, k, pc, "store to data address 0x%x %s (data memory is %u bytes)", addr,
                             (addr & 3) ? "is misaligned" : "is outside data memory",
                             s->model->data_mem_bytes);
-                return 0;
+                goto op_fault;
             }
             store32(c->mem + addr, C);
             continue;
@@ -650,7 +733,7 @@ static int issue(wsim *s, int k, uint64_t t)
         case WT_K_CALL:
             if (c->rsp >= s->model->ret_stack_depth) {
                 wsim__fault(s, k, pc, "return stack overflow (depth %u)", s->model->ret_stack_depth);
-                return 0;
+                goto op_fault;
             }
             c->rstack[c->rsp++] = pc + 1;
             next = b->target;
@@ -658,7 +741,7 @@ static int issue(wsim *s, int k, uint64_t t)
         case WT_K_RET:
             if (c->rsp == 0) {
                 wsim__fault(s, k, pc, "return stack underflow (ret with no call)");
-                return 0;
+                goto op_fault;
             }
             next = c->rstack[--c->rsp];
             continue;
@@ -666,14 +749,22 @@ static int issue(wsim *s, int k, uint64_t t)
             halt = 1;
             continue;
         case WT_K_COMM:
-            if (comm_op(s, k, pc, o->op, A, B, t, &v) != 0) return 0;
+            if (comm_op(s, k, pc, o->op, A, B, t, &v) != 0) goto op_fault;
             break;
         default:
             wsim__fault(s, k, pc, "undefined opcode or operand");
-            return 0;
+            goto op_fault;
         }
+    write:
+        if (__builtin_expect(o->wr == WSIM_WR_REG, 1)) {
+            unsigned slot = (unsigned)((t + o->lat) & wheel_mask);
+            wsim_write w = o->proto;
+            w.val = v;
+            wheel[(size_t)slot * wheel_cap + wheel_n[slot]++] = w;
+            continue;
+        }
+        if (o->wr == WSIM_WR_NONE) continue;
         unsigned dst = o->dst;
-        if (!dst) continue;
         if (dst >= WT_OPND_FEED && dst < WT_OPND_PGATE) {
             /* Host feed and address gates mean something on the end facing that side only. */
             unsigned live = dst < WT_OPND_ADDR ? c->feed_live : c->addr_live;
@@ -682,9 +773,10 @@ static int issue(wsim *s, int k, uint64_t t)
         schedule(s, c, o, v, t + o->lat, pc);
     }
 
+    c->class_lanes += b->class_inc;
+    if ((c->issued & (WSIM_LANE_FLUSH - 1)) == WSIM_LANE_FLUSH - 1) flush_lanes(c);
     c->issued++;
     c->next_issue = t + b->clocks;
-    if (b->clocks > 1) note_event(s, c->next_issue);
     if (halt) {
         c->state = WSIM_CELL_HALTED;
         s->nhalted++;
@@ -697,6 +789,20 @@ static int issue(wsim *s, int k, uint64_t t)
         c->pc = next;
     }
     return 1;
+
+div_zero:
+    wsim__fault(s, k, pc, "integer division by zero (%s)", wt_ops[b->ops[i].op].name);
+op_fault:
+    /* The operations before the faulting one and itself were issued, counted in the
+     * whole bundle, whose order the cell's copy keeps. */
+    {
+        const wsim_bundle *full = &s->code[pc];
+        for (unsigned j = 0; j < full->nops; j++) {
+            c->class_ops[full->ops[j].uclass]++;
+            if (i < b->nops && full->ops[j].slot == b->ops[i].slot) break;
+        }
+    }
+    return 0;
 
 stall:
     if (s->prog.flow_controlled) {
@@ -734,10 +840,58 @@ wsim_status wsim_step(wsim *s)
     return s->status;
 }
 
+/* One clock of a Warp array in one pass over the cells, each landing what is due and
+ * then issuing: the same as begin_clock and issue_clock, because what a cell lands at
+ * t is seen by no other cell's issue at t. A word crossing a link arrives at
+ * t+link > t; slots were reserved at issue; and only the end cells touch the host,
+ * whose addresses and words pair, and whose memory a host load reads, so they land
+ * first. For a clock in which some cell has not halted (else begin_clock decides
+ * whether the run is done). */
+static void warp_clock(wsim *s)
+{
+    uint64_t t = s->cycle;
+    unsigned slot = (unsigned)(t & s->wheel_mask);
+    int last = s->ncells - 1, k = 0;
+    wsim_cell *cells = s->cells;
+    if (cells[0].wheel_n[slot]) land(s, &cells[0], t, slot);
+    if (last > 0 && cells[last].wheel_n[slot]) land(s, &cells[last], t, slot);
+    for (int q = 0; q < WT_NQUEUES; q++) {
+        if (s->sink[q].count && s->addr[q].count) {
+            host_pair(s, t);
+            break;
+        }
+    }
+    int issued = 0;
+    if (s->status == WSIM_RUNNING) {
+        for (; k <= last; k++) {
+            wsim_cell *c = &cells[k];
+            if (k > 0 && k < last && c->wheel_n[slot]) land(s, c, t, slot);
+            if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
+            issued |= issue(s, k, t);
+            if (s->status != WSIM_RUNNING) break;
+        }
+    }
+    if (s->status != WSIM_RUNNING) {
+        /* Stopped within the clock: the cells not yet visited land too, as they would have. */
+        for (k++; k < last; k++)
+            if (cells[k].wheel_n[slot]) land(s, &cells[k], t, slot);
+        return;
+    }
+    if (!issued && wsim__horizon(s) <= t && s->nhalted < s->ncells) {
+        wsim__deadlock(s);
+        return;
+    }
+    s->cycle = t + 1;
+}
+
 wsim_status wsim_run(wsim *s, uint64_t max_cycles)
 {
     s->at_limit = 0;
     while (s->status == WSIM_RUNNING) {
+        if (!s->comm && s->nhalted < s->ncells && s->cycle < max_cycles) {
+            warp_clock(s);
+            continue;
+        }
         /* Landing is idempotent within a clock, so stopping here at the limit and
          * resuming later repeats it harmlessly. */
         begin_clock(s);

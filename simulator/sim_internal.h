@@ -28,6 +28,14 @@ enum {
     SRC_N = SRC_CTL + WT_NCTL
 };
 
+/* A result on its way: applied at the start of the clock it lands in. */
+typedef struct wsim_write {
+    uint32_t val;
+    uint16_t pc;             /* the issuing bundle, to name it if a host store faults */
+    uint8_t dst;
+    uint8_t tag;             /* a gate write's marker */
+} wsim_write;
+
 /* One operation of a bundle, resolved once when the simulator is made. */
 typedef struct wsim_dop {
     uint8_t op, kind, slot, uclass;
@@ -35,7 +43,24 @@ typedef struct wsim_dop {
                               condition or counter are in c; unused ones are 0 (r0) */
     uint8_t dst;           /* destination operand code; 0 when none (r0 drops writes) */
     uint8_t lat, interval;
+    uint8_t tag;           /* the marker a gate write carries (WT_MARK_DATA but for markers) */
+    uint8_t wr;            /* WSIM_WR_*: where the result goes, decided once */
+    wsim_write proto;      /* its pending write but for the value: one store */
 } wsim_dop;
+
+/* Where an operation's result goes. */
+enum {
+    WSIM_WR_NONE,  /* nowhere: no destination, or r0 */
+    WSIM_WR_REG,   /* a register: lands in the wheel, counted in the bundle's event offset */
+    WSIM_WR_OTHER  /* a gate, host feed or address, or control register: the general path */
+};
+
+/* Operations issued by unit class (but WT_UC_NONE, which no slot has) are counted in
+ * lanes of one word per cell, lane uc-1 for class uc, added
+ * once a bundle (wsim_bundle.class_inc) and carried into class_ops every
+ * WSIM_LANE_FLUSH issues, before a lane can overflow (a bundle adds at most 2 a class). */
+#define WSIM_LANE_BITS 10
+#define WSIM_LANE_FLUSH 256u
 
 /* Why a bundle faults when issued (wsim_bundle.bad). */
 enum {
@@ -51,21 +76,20 @@ typedef struct wsim_bundle {
     uint8_t out_mask, feed_mask;
     uint8_t wait_op;         /* 1 + index in ops of a creq or evwait, which may block; 0 */
     uint8_t clocks;          /* 1, or 2 under the iWarp gate-operation rule */
+    uint8_t io;              /* it names a gate or control register, or may wait */
+    uint8_t slow_units;      /* an operation keeps its unit busy for more than a clock */
     uint16_t slot_mask;      /* slots with an operation, for the unit-busy test */
     uint16_t target;
     uint8_t out_n[WSIM_NGATES], feed_n[WT_NQUEUES]; /* words written to each gate */
     uint32_t ctl_rd;         /* control registers read, bit wt_ctl */
+    uint8_t ev;              /* the latest event an issue schedules, in clocks after it: a
+                                register write landing, a unit freed, a two-clock bundle's
+                                end (gate, host and control writes note their own) */
     uint32_t imm[2];
+    uint64_t class_inc;      /* operations by unit class, in lanes (WSIM_LANE_BITS) */
     wsim_dop ops[WT_NSLOTS]; /* stores last: memory is written after every read */
 } wsim_bundle;
 
-/* A result on its way: applied at the start of the clock it lands in. */
-typedef struct wsim_write {
-    uint32_t val;
-    uint16_t pc;             /* the issuing bundle, to name it if a host store faults */
-    uint8_t dst;
-    uint8_t tag;             /* a gate write's marker */
-} wsim_write;
 /* A gate write lands in the queue its gate is bound to then, which is the one whose
  * slot it reserved at issue: the agent refuses to rebind an output gate while a write
  * to it is under way. */
@@ -91,6 +115,7 @@ typedef struct wsim_hfifo {
 
 typedef struct wsim_cell {
     /* What every clock touches first, together. */
+    const wsim_bundle *code; /* the program as this cell runs it (wsim.code_for) */
     uint32_t pc;
     wsim_cell_state state;
     uint64_t next_issue;     /* skewed start, or the clock after a two-clock bundle */
@@ -108,14 +133,19 @@ typedef struct wsim_cell {
     uint32_t *rstack;
     uint8_t *mem;
     uint64_t issued, stall_queue, stall_unit;
-    uint64_t class_ops[WT_NUCLASSES];
+    uint64_t class_ops[WT_NUCLASSES]; /* but those still in class_lanes */
+    uint64_t class_lanes;
     wca_queue q[WT_NQUEUES];     /* Warp: the cell's input queues */
 } wsim_cell;
 
 struct wsim {
     wsim_program prog;
     const wt_model *model;
-    wsim_bundle *code;
+    wsim_bundle *code;       /* the program as decoded, which reports describe */
+    /* The program as the cells with host-feed sides m (bit q: the end facing side q)
+     * run it: the operations whose only effect is a feed or address write a cell with
+     * no such side drops are gone, so an inner cell never looks at them. */
+    wsim_bundle *code_for[1u << WT_NQUEUES];
     uint32_t ncode;
     int ncells;
     wsim_cell *cells;
@@ -127,6 +157,7 @@ struct wsim {
     unsigned wheel_mask, wheel_cap;
     unsigned qcap, link;
     wca *comm;               /* iWarp: the communication agents; NULL on Warp */
+    wca_config comm_cfg;     /* their topology, for pictures of the array */
     uint64_t agent_clock;    /* 1 + the clock the agents last stepped */
     int agent_progress;      /* they changed something in that clock */
     uint8_t *host;
@@ -134,6 +165,13 @@ struct wsim {
     wsim_hfifo sink[WT_NQUEUES], addr[WT_NQUEUES];
     char *msg;
 };
+
+/* Operations of unit class uc the cell issued. */
+static inline uint64_t wsim__class_ops(const wsim_cell *c, unsigned uc)
+{
+    if (uc == WT_UC_NONE) return c->class_ops[uc];
+    return c->class_ops[uc] + ((c->class_lanes >> (WSIM_LANE_BITS * (uc - 1))) & ((1u << WSIM_LANE_BITS) - 1));
+}
 
 /* sim_report.c: the fault and deadlock messages. */
 void wsim__fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)

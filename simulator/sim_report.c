@@ -71,7 +71,7 @@ void wsim_print_stats(const wsim *s, FILE *out)
                 (unsigned long long)c->stall_queue, (unsigned long long)c->stall_unit);
         for (int uc = WT_UC_FA; uc < WT_NUCLASSES; uc++)
             fprintf(out, ", %s %.1f%%", wt_unit_class_name((wt_unit_class)uc),
-                    percent(c->class_ops[uc], s->cycle * wt_class_slots((wt_unit_class)uc)));
+                    percent(wsim__class_ops(c, uc), s->cycle * wt_class_slots((wt_unit_class)uc)));
         fputc('\n', out);
     }
     if (s->comm) wca_print_stats(s->comm, out, s->cycle);

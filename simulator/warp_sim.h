@@ -111,4 +111,31 @@ typedef struct wsim_queue_state {
 } wsim_queue_state;
 void wsim_queue_info(const wsim *s, int cell, int q, wsim_queue_state *out);
 
+/* ---- Pictures of a run (sim_trace.c) ------------------------------------------- */
+
+/* What to write while the run goes on. The trace and the VCD hold the clocks
+ * from <= t < to only (to = UINT64_MAX: to the end); the heat map always shows the
+ * whole run. Files are written beside their target and renamed into place. */
+typedef struct wsim_pictures {
+    const char *trace;      /* Chrome/Perfetto trace-event JSON: a track a cell with a
+                               slice for each run of clocks issuing from one source
+                               line or stalled, and a counter of its queues' fill */
+    const char *vcd;        /* Value Change Dump: every queue's fill, every channel's busy state */
+    const char *heatmap;    /* SVG of the array: cells coloured by heat_by, links by words */
+    int heat_by_stalls;     /* colour cells by their share of stalled clocks, not unit use */
+    uint64_t from, to;
+} wsim_pictures;
+
+typedef struct wsim_tracer wsim_tracer;
+
+/* NULL with a reason in err if a file cannot be opened. Before the run starts. */
+wsim_tracer *wsim_tracer_new(wsim *s, const wsim_pictures *p, char *err, size_t errlen);
+/* wsim_run, recording each clock: the same clocks, results and statistics. */
+wsim_status wsim_run_traced(wsim *s, wsim_tracer *tr, uint64_t max_cycles);
+/* Writes what is left (the heat map, the last slices) and renames the files into
+ * place; 0, or -1 with a reason in err (nothing is left behind). Frees tr. */
+int wsim_tracer_finish(wsim_tracer *tr, char *err, size_t errlen);
+/* Drops the files unwritten. Frees tr; NULL is fine. */
+void wsim_tracer_abort(wsim_tracer *tr);
+
 #endif

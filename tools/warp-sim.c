@@ -34,6 +34,7 @@ typedef struct options {
     const char *deadlock_dot;   /* --deadlock-dot FILE */
     wca_config comm;            /* --topology, --channels */
     int channels_given;
+    wsim_pictures pictures;     /* --trace, --vcd, --heatmap, --heatmap-by, --trace-window */
 } options;
 
 static void usage(FILE *out)
@@ -50,6 +51,11 @@ static void usage(FILE *out)
             "  --topology T       iWarp: 'linear' (default) or 'torus:WxH' (W*H cells)\n"
             "  --channels R,O     iWarp: reservation and open channels on each bus (default 2,1)\n"
             "  --deadlock-dot F   on a deadlock, write the wait-for graph to F (Graphviz)\n"
+            "  --trace F          write a Chrome/Perfetto trace-event JSON of the run to F\n"
+            "  --vcd F            write every queue's fill and channel's busy state to F (VCD)\n"
+            "  --heatmap F        draw the array to F (SVG): cells by unit use, links by words\n"
+            "  --heatmap-by W     colour cells by 'units' (default) or 'stalls'\n"
+            "  --trace-window A:B only clocks A to B-1 in --trace and --vcd (A: or :B for open ends)\n"
             "  --help, --version\n",
             DEFAULT_MAX_CYCLES, DEFAULT_MAX_CELL_CLOCKS);
 }
@@ -89,11 +95,39 @@ static int add_binding(binding **list, int *n, const char *arg, const char *opt)
     return 0;
 }
 
+/* A clock number for --trace-window: 0 with *n set, or -1. */
+static int parse_clock(const char *text, size_t len, uint64_t *n)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf) return -1;
+    memcpy(buf, text, len);
+    buf[len] = 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 10);
+    if (*end || errno || buf[0] == '-' || buf[0] == '+' || buf[0] == ' ') return -1;
+    *n = v;
+    return 0;
+}
+
+/* "FROM:TO", "FROM:" or ":TO". */
+static int parse_window(const char *v, wsim_pictures *p)
+{
+    const char *colon = strchr(v, ':');
+    if (!colon) return -1;
+    p->from = 0;
+    p->to = UINT64_MAX;
+    if (colon > v && parse_clock(v, (size_t)(colon - v), &p->from) != 0) return -1;
+    if (colon[1] && parse_clock(colon + 1, strlen(colon + 1), &p->to) != 0) return -1;
+    return p->from < p->to ? 0 : -1;
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
     o->ins = ws_xcalloc((size_t)argc, sizeof *o->ins);
     o->outs = ws_xcalloc((size_t)argc, sizeof *o->outs);
     wca_config_default(&o->comm);
+    o->pictures.to = UINT64_MAX;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         int missing = 0;
@@ -125,6 +159,19 @@ static int parse_args(int argc, char **argv, options *o)
             o->channels_given = 1;
         } else if ((v = option_value(argc, argv, &i, "--deadlock-dot", &missing)) != NULL) {
             o->deadlock_dot = v;
+        } else if ((v = option_value(argc, argv, &i, "--trace-window", &missing)) != NULL) {
+            if (parse_window(v, &o->pictures) != 0)
+                return usage_error("--trace-window wants FROM:TO, clocks with FROM < TO, not '%s'", v);
+        } else if ((v = option_value(argc, argv, &i, "--trace", &missing)) != NULL) {
+            o->pictures.trace = v;
+        } else if ((v = option_value(argc, argv, &i, "--vcd", &missing)) != NULL) {
+            o->pictures.vcd = v;
+        } else if ((v = option_value(argc, argv, &i, "--heatmap-by", &missing)) != NULL) {
+            if (strcmp(v, "units") != 0 && strcmp(v, "stalls") != 0)
+                return usage_error("--heatmap-by wants 'units' or 'stalls', not '%s'", v);
+            o->pictures.heat_by_stalls = strcmp(v, "stalls") == 0;
+        } else if ((v = option_value(argc, argv, &i, "--heatmap", &missing)) != NULL) {
+            o->pictures.heatmap = v;
         } else if (missing) {
             return usage_error("missing value after '%s'", a);
         } else if (a[0] == '-' && a[1] != 0) {
@@ -255,7 +302,24 @@ static int run(const options *o)
         uint64_t limit = o->max_cycles;
         if (!limit) limit = DEFAULT_MAX_CELL_CLOCKS / cells < DEFAULT_MAX_CYCLES ? DEFAULT_MAX_CELL_CLOCKS / cells
                                                                                  : DEFAULT_MAX_CYCLES;
-        wsim_status st = wsim_run(sim, limit);
+        const wsim_pictures *pic = &o->pictures;
+        wsim_tracer *tracer = NULL;
+        if (pic->trace || pic->vcd || pic->heatmap) {
+            tracer = wsim_tracer_new(sim, pic, err, sizeof err);
+            if (!tracer) {
+                fprintf(stderr, "warp-sim: %s\n", err);
+                for (int i = 0; i < opened; i++) ws_output_abort(&files[i]);
+                discard_outputs(o);
+                free(files);
+                wsim_free(sim);
+                wrt_image_free(img);
+                return 1;
+            }
+        }
+        wsim_status st = tracer ? wsim_run_traced(sim, tracer, limit) : wsim_run(sim, limit);
+        /* The pictures are written whatever the run's end: a deadlock's is the one to see. */
+        int pictures_failed = tracer && wsim_tracer_finish(tracer, err, sizeof err) != 0;
+        if (pictures_failed) fprintf(stderr, "warp-sim: %s\n", err);
         unsigned long long cycles = (unsigned long long)wsim_cycles(sim);
         switch (st) {
         case WSIM_DONE:
@@ -296,6 +360,7 @@ static int run(const options *o)
             break;
         }
         if (o->stats) wsim_print_stats(sim, stderr);
+        if (pictures_failed && rc == 0) rc = 1;
     }
     for (int i = 0; i < opened; i++) ws_output_abort(&files[i]);
     if (rc != 0) discard_outputs(o);

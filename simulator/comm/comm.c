@@ -560,6 +560,7 @@ int wca_loc_free(const wca *a, int cell, int n)
 uint64_t wca_loc_last_sent(const wca *a, int cell, int n) { return a->locs[(size_t)cell * a->nchan + (unsigned)n].last_sent; }
 uint64_t wca_loc_words(const wca *a, int cell, int n) { return a->locs[(size_t)cell * a->nchan + (unsigned)n].words; }
 uint64_t wca_bus_words(const wca *a, int cell, unsigned bus) { return a->buses[cell * WCA_NBUSES + bus].words; }
+uint64_t wca_bus_busy_until(const wca *a, int cell, unsigned bus) { return a->buses[cell * WCA_NBUSES + bus].busy_until; }
 unsigned wca_events_waiting(const wca *a, int cell) { return a->cells[cell].ev_n; }
 
 static double percent(uint64_t part, uint64_t whole)

@@ -205,6 +205,9 @@ int wca_loc_free(const wca *a, int cell, int n);
 uint64_t wca_loc_last_sent(const wca *a, int cell, int n);
 uint64_t wca_loc_words(const wca *a, int cell, int n);
 uint64_t wca_bus_words(const wca *a, int cell, unsigned bus);
+/* The first clock at which the bus is free again: it carries a word at clock t if t is
+ * earlier (warp-sim --vcd). */
+uint64_t wca_bus_busy_until(const wca *a, int cell, unsigned bus);
 unsigned wca_events_waiting(const wca *a, int cell);
 
 /* Per-bus and per-channel figures, as --stats prints them (only what carried or

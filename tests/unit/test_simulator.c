@@ -410,6 +410,35 @@ static void test_division_by_zero_faults(void **state)
     wsim_free(s);
 }
 
+/* An inner cell runs the bundle without its host-feed write (no side feeds the host
+ * there), but a fault still counts every operation issued before the faulting one,
+ * the dropped fadd included, as on the end cells. */
+static void test_fault_counts_operations_an_inner_cell_drops(void **state)
+{
+    (void)state;
+    tprog t = {0};
+    wt_insn *b = bundle(&t);
+    b->imm[0] = 1;
+    put(b, WT_SLOT_A0, WT_OP_ISUB, 1, CID, I0, 0); /* r1 = cid - 1: 0 on cell 1 only */
+    for (int i = 0; i < 4; i++) bundle(&t);
+    b = bundle(&t);
+    put(b, WT_SLOT_FA, WT_OP_FADD, FXL, 0, 0, 0);
+    put(b, WT_SLOT_A1, WT_OP_IDIV, 2, 3, 1, 0);
+    branch(bundle(&t), WT_OP_HALT, 0, 0);
+    wsim *s = make(&t, WT_MODEL_WARP, 0, 2, 0, 0);
+    assert_int_equal(wsim_run(s, 1000), WSIM_FAULT);
+    assert_string_equal(wsim_message(s), "cell 1 (cid 1): pc 5 (t.w2:6): integer division by zero (idiv)");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    wsim_print_stats(s, f);
+    fclose(f);
+    /* Fault at clock 5: one FA operation over 5 clocks. */
+    assert_non_null(strstr(text, "cell 1 (cid 1): issued 5, stalls 0 (queue 0, unit 0), FA 20.0%"));
+    free(text);
+    wsim_free(s);
+}
+
 static void test_memory_faults(void **state)
 {
     (void)state;
@@ -751,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_host_feed_only_on_the_end_cell),
         cmocka_unit_test(test_host_load_and_store_bounds),
         cmocka_unit_test(test_division_by_zero_faults),
+        cmocka_unit_test(test_fault_counts_operations_an_inner_cell_drops),
         cmocka_unit_test(test_memory_faults),
         cmocka_unit_test(test_store_then_load),
         cmocka_unit_test(test_pc_outside_program_faults),
