@@ -45,11 +45,22 @@ typedef struct fbundle {
     uint8_t nops, bad, gate_rd, clocks, reads_cid;
     uint16_t target;
     uint32_t imm[2];
+    uint32_t obj_lo[2], obj_hi[2];   /* the words of the object immediate k names (lo == hi: none) */
 } fbundle;
 
-static void decode(const wt_model *m, const wt_insn *in, fbundle *b)
+static void decode(const wfc_program *p, uint32_t pc, fbundle *b)
 {
+    const wt_model *m = p->model;
+    const wt_insn *in = &p->code[pc];
     memset(b, 0, sizeof *b);
+    uint32_t nwords = m->data_mem_bytes / 4;
+    for (int k = 0; k < 2 && p->object; k++) {
+        uint32_t addr, size;
+        if (!p->object(p->ctx, pc, k, &addr, &size) || size == 0 || addr / 4 >= nwords) continue;
+        uint64_t end = ((uint64_t)addr + size + 3) / 4;
+        b->obj_lo[k] = addr / 4;
+        b->obj_hi[k] = end < nwords ? (uint32_t)end : nwords;
+    }
     b->target = in->target;
     b->imm[0] = in->imm[0];
     b->imm[1] = in->imm[1];
@@ -341,6 +352,26 @@ static int word_index(const an *A, aval addr, uint32_t *w)
     return 1;
 }
 
+/* A store to an address the run does not know. When one of its address operands
+ * is an immediate whose relocation names a data object (a subscripted array: the
+ * array's symbol, the subscript in the register), it changes a word of that object
+ * only, so loop counters and frame slots elsewhere keep their values (W2 subscripts
+ * are not checked; one outside its array is taken not to reach what the timing
+ * depends on, and if it did, the simulator's check of every receive and send of a
+ * flow-controlled run would stop it). Without one, any word may have changed. */
+static void forget_stored(const an *A, path *P, const fbundle *b, const fop *o)
+{
+    const uint8_t opnd[2] = {o->a, o->b};
+    for (int i = 0; i < 2; i++) {
+        int k = opnd[i] == WT_OPND_IMM0 ? 0 : opnd[i] == WT_OPND_IMM1 ? 1 : -1;
+        if (k < 0 || b->obj_lo[k] == b->obj_hi[k]) continue;
+        memset(P->memk + b->obj_lo[k], 0, b->obj_hi[k] - b->obj_lo[k]);
+        return;
+    }
+    memset(P->memk, 0, A->nwords);
+    P->memk_any = 0;
+}
+
 enum { STEP_ON, STEP_UNKNOWN_BRANCH, STEP_ERROR };
 
 /* Issues the bundle at P->pc. STEP_UNKNOWN_BRANCH leaves pc at the branch: which way
@@ -436,8 +467,7 @@ static int step(an *A, path *P)
             } else if (a.k && bb.k) {
                 halt = 2;
             } else if (P->memk_any) {
-                memset(P->memk, 0, A->nwords);   /* somewhere: nothing is certain any more */
-                P->memk_any = 0;
+                forget_stored(A, P, b, o);
             }
             continue;
         case WT_K_JMP:
@@ -1001,7 +1031,7 @@ int wfc_analyse(const wfc_program *p, wfc_result *out)
     A.ipdom = ws_xmalloc(sizeof *A.ipdom * p->ncode);
     int uses_cid = 0;
     for (uint32_t i = 0; i < p->ncode; i++) {
-        decode(p->model, &p->code[i], &A.code[i]);
+        decode(p, i, &A.code[i]);
         uses_cid |= A.code[i].reads_cid;
         A.ipdom[i] = IPDOM_UNKNOWN;
     }

@@ -35,6 +35,13 @@ typedef struct wfc_program {
     int (*position)(void *ctx, uint32_t pc, unsigned *file, unsigned *line, unsigned *col);
     /* "poly.w2:27" for a bundle, for messages; NULL if unknown. May be NULL. */
     const char *(*where)(void *ctx, uint32_t pc, char *buf, size_t size);
+    /* The data object whose symbol the relocation of bundle pc's immediate imm (0
+     * or 1) names: its address and size in bytes, 1; or 0 (none, or not known). A
+     * store whose address is unknown but whose immediate names an object (a[t],
+     * the array's symbol the immediate) is taken to stay within that object, as a
+     * subscript within its array does: every other word keeps its value. May be
+     * NULL: such a store may then change any word. */
+    int (*object)(void *ctx, uint32_t pc, int imm, uint32_t *addr, uint32_t *size);
     void *ctx;
     uint64_t max_clocks;        /* analysis budget in bundles, all cells together; 0: the default */
 } wfc_program;

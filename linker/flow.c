@@ -15,6 +15,8 @@ typedef struct lines_ctx {
     size_t nrec;
     const char **files;
     size_t nfiles;
+    uint32_t (*object)[2][2]; /* per bundle, per immediate: the named object's address and size */
+    uint32_t ncode;
 } lines_ctx;
 
 /* The last line record at or before the bundle. */
@@ -52,6 +54,36 @@ static const char *where(void *ctx, uint32_t pc, char *buf, size_t size)
     return buf;
 }
 
+static int object(void *ctx, uint32_t pc, int imm, uint32_t *addr, uint32_t *size)
+{
+    const lines_ctx *L = ctx;
+    if (pc >= L->ncode || !L->object[pc][imm][1]) return 0;
+    *addr = L->object[pc][imm][0];
+    *size = L->object[pc][imm][1];
+    return 1;
+}
+
+/* The data object a relocation names: a global's definition, or for a local (the
+ * assembler relocates those through their section's symbol) the smallest object of
+ * that object file around the address. */
+static const wld_sym *named_object(const wld_obj *o, const wld_rel *x)
+{
+    const wld_sym *y = &o->syms[x->sym];
+    if (y->global) y = y->global->def;
+    if (!y || (y->sec != WLD_DATA && y->sec != WLD_BSS)) return NULL;
+    if (y->type == STT_OBJECT) return y->size ? y : NULL;
+    if (y->type != STT_SECTION) return NULL;
+    uint32_t at = y->addr + (uint32_t)x->addend;
+    const wld_sym *best = NULL;
+    for (size_t k = 1; k < o->nsyms; k++) {
+        const wld_sym *z = &o->syms[k];
+        if (z->type != STT_OBJECT || z->sec != y->sec || !z->size || at < z->addr || at - z->addr >= z->size)
+            continue;
+        if (!best || z->size < best->size) best = z;
+    }
+    return best;
+}
+
 /* The message as a compiler gives it: FILE:LINE:COL, the source line, a caret. */
 static void report(const lines_ctx *L, uint32_t pc, const char *out_path, const wfc_result *r)
 {
@@ -84,7 +116,18 @@ int wld_flow_control(const wld_obj *objs, size_t n, const wt_model *M, uint32_t 
     uint32_t ncode = (uint32_t)(img->text.len / WT_BUNDLE_BYTES);
     wt_insn *code = ws_xcalloc(ncode ? ncode : 1, sizeof *code);
     for (uint32_t i = 0; i < ncode; i++) wt_decode((const uint8_t *)img->text.data + (size_t)i * WT_BUNDLE_BYTES, &code[i]);
-    lines_ctx L = {(const uint8_t *)img->warp_lines.data, img->warp_lines.len / 16, NULL, 0};
+    lines_ctx L = {(const uint8_t *)img->warp_lines.data, img->warp_lines.len / 16, NULL, 0, NULL, ncode};
+    L.object = ws_xcalloc(ncode ? ncode : 1, sizeof *L.object);
+    for (size_t i = 0; i < n; i++)
+        for (size_t r = 0; r < objs[i].nrel[0]; r++) {
+            const wld_rel *x = &objs[i].rel[0][r];
+            if (x->type != WT_R_IMM0 && x->type != WT_R_IMM1) continue;
+            const wld_sym *y = named_object(&objs[i], x);
+            uint32_t pc = (objs[i].base[WLD_TEXT] + x->offset) / WT_BUNDLE_BYTES;
+            if (!y || pc >= ncode) continue;
+            L.object[pc][x->type == WT_R_IMM1][0] = y->addr;
+            L.object[pc][x->type == WT_R_IMM1][1] = y->size;
+        }
     for (size_t off = 0; off < img->warp_files.len; off += strlen(img->warp_files.data + off) + 1) {
         L.files = ws_xrealloc(L.files, sizeof *L.files * (L.nfiles + 1));
         L.files[L.nfiles++] = img->warp_files.data + off;
@@ -93,7 +136,7 @@ int wld_flow_control(const wld_obj *objs, size_t n, const wt_model *M, uint32_t 
         .model = M, .code = code, .ncode = ncode, .entry = entry / WT_BUNDLE_BYTES,
         .data = (const uint8_t *)img->data.data, .data_size = (uint32_t)img->data.len,
         .first_cell = (int)first, .last_cell = (int)last,
-        .position = position, .where = where, .ctx = &L,
+        .position = position, .where = where, .object = object, .ctx = &L,
     };
     wfc_result r;
     int rc = 0;
@@ -106,6 +149,7 @@ int wld_flow_control(const wld_obj *objs, size_t n, const wt_model *M, uint32_t 
         img->e_flags |= WT_EF_FLOWCTL;
     }
     free(L.files);
+    free(L.object);
     free(code);
     return rc;
 }
