@@ -57,6 +57,8 @@ typedef struct as {
     const char *bol;        /* start of the current line, for columns */
     int loc_pending;
     uint32_t loc_line, loc_col, loc_file;
+    uint32_t gate_pending[8][3];   /* `.gateloc`s for the next bundle: line, column, queue | send << 8 */
+    int ngate_pending;
     uint8_t loc_is_stmt, loc_bb;
     uint32_t loc_discr;
     locrec *locs;
@@ -611,6 +613,14 @@ static void parse_bundle(as *A, const char *s, const char *e)
                                        A->loc_discr};
         A->loc_pending = 0;
     }
+    for (int i = 0; i < A->ngate_pending; i++) {
+        put32(&A->u.warp_gates, off);
+        put32(&A->u.warp_gates, A->gate_pending[i][0]);
+        put32(&A->u.warp_gates, A->gate_pending[i][1]);
+        put32(&A->u.warp_gates, (uint32_t)A->cur_file | (A->gate_pending[i][2] & 0xff) << 16 |
+                                    (A->gate_pending[i][2] >> 8) << 24);
+    }
+    A->ngate_pending = 0;
 }
 
 /* ---- Directives ---------------------------------------------------------------- */
@@ -806,6 +816,32 @@ static int dir_loc(as *A, const char *pos, const char *s, const char *e)
     A->loc_line = (uint32_t)v[0];
     A->loc_col = (uint32_t)v[1];
     A->loc_file = (uint32_t)A->cur_file;
+    return 0;
+}
+
+/* .gateloc receive|send GATE, LINE, COL: the next bundle's receive from (send to)
+ * GATE is the statement at LINE:COL of the current file, not the bundle's own line
+ * record (the compiler's, for Warp flow-control diagnostics; .warp.gates). */
+static int dir_gateloc(as *A, dargs *d)
+{
+    if (want_args(A, d, 3, 3) != 0) return -1;
+    const char *k = d->s[0], *ke = k;
+    while (ke < d->e[0] && !is_space(*ke)) ke++;
+    int send = token_is(k, ke, "send");
+    if (!send && !token_is(k, ke, "receive")) return error_at(A, k, "expected 'receive' or 'send'");
+    const char *g = skip_ws(ke, d->e[0]);
+    int q = wt_opnd_parse(g, (size_t)(d->e[0] - g));
+    if (q < 0 || !wt_opnd_is_gate((unsigned)q)) return error_at(A, g, "expected a gate (@xl, @yl, @xr or @yr)");
+    int64_t line, col;
+    if (parse_int(A, d->s[1], d->e[1], 0, 0xffffffffLL, &line) != 0 ||
+        parse_int(A, d->s[2], d->e[2], 0, 0xffffffffLL, &col) != 0)
+        return -1;
+    if (A->ngate_pending == 8) return error_at(A, k, "more than 8 '.gateloc' for one bundle");
+    if (A->cur_file < 0) A->cur_file = (int)file_index(A, A->path, strlen(A->path));
+    uint32_t *rec = A->gate_pending[A->ngate_pending++];
+    rec[0] = (uint32_t)line;
+    rec[1] = (uint32_t)col;
+    rec[2] = (uint32_t)(q - WT_OPND_GATE) | (uint32_t)send << 8;
     return 0;
 }
 
@@ -1104,6 +1140,8 @@ static void parse_directive(as *A, const char *s, const char *e)
         dir_cells(A, &d);
     } else if (strcmp(name, ".flowctl") == 0) {
         if (want_args(A, &d, 0, 0) == 0) A->flowctl = 1;
+    } else if (strcmp(name, ".gateloc") == 0) {
+        dir_gateloc(A, &d);
     } else if (strcmp(name, ".file") == 0) {
         dir_file(A, &d);
     } else if (strcmp(name, ".host") == 0) {
@@ -1313,6 +1351,7 @@ static void free_unit(as *A)
     ws_buf_free(&A->u.warp_host);
     ws_buf_free(&A->u.warp_cells);
     ws_buf_free(&A->u.warp_lines);
+    ws_buf_free(&A->u.warp_gates);
     ws_buf_free(&A->u.warp_files);
     for (size_t i = 0; i < A->nfiles; i++) free(A->files[i]);
     free(A->files);

@@ -2,7 +2,8 @@
  * exactly the sections of docs/design.md, section 4, always all of them and always
  * in the same order, so the linker finds them by name and the same source gives
  * the same bytes; the debug sections (section 5), if any, follow .warp.files, and
- * their relocations follow .rela.data; support/elfwrite.c lays the file out. */
+ * their relocations follow .rela.data, then .warp.gates if `.gateloc` gave any;
+ * support/elfwrite.c lays the file out. */
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@ enum { S_NULL, S_TEXT, S_DATA, S_BSS, S_HOST, S_WHOST, S_WCELLS, S_WLINES, S_WFI
 /* Where a unit's sections land: indices of sections and of their section symbols. */
 typedef struct layout {
     size_t nextra;
-    uint32_t rela_text, rela_data, symtab, strtab, count;
+    uint32_t rela_text, rela_data, gates, symtab, strtab, count;   /* gates: 0 if none */
     uint32_t *extra_rel;    /* per debug section: its relocation section, 0 if none */
 } layout;
 
@@ -155,6 +156,7 @@ int was_write_object(was_unit *u, const char *out_path)
     L.rela_data = next++;
     for (size_t k = 0; k < u->nextra; k++)
         if (u->extra[k].rel.n) L.extra_rel[k] = next++;
+    if (u->warp_gates.len) L.gates = next++;
     L.symtab = next++;
     L.strtab = next++;
     L.count = next;     /* the section-name table comes after these */
@@ -189,6 +191,9 @@ int was_write_object(was_unit *u, const char *out_path)
                               sizeof(Elf32_Rela), rtext.data, (uint32_t)rtext.len};
     secs[L.rela_data] = (sec){".rela.data", SHT_RELA, SHF_INFO_LINK, 0, L.symtab, S_DATA, 4,
                               sizeof(Elf32_Rela), rdata.data, (uint32_t)rdata.len};
+    if (L.gates)
+        secs[L.gates] = (sec){".warp.gates", SHT_PROGBITS, 0, 0, 0, 0, 4, 16, u->warp_gates.data,
+                              (uint32_t)u->warp_gates.len};
     secs[L.symtab] = (sec){".symtab", SHT_SYMTAB, 0, 0, L.strtab, first_global, 4, sizeof(Elf32_Sym),
                            symtab.data, (uint32_t)symtab.len};
     secs[L.strtab] = (sec){".strtab", SHT_STRTAB, 0, 0, 0, 0, 1, 0, strtab.data, (uint32_t)strtab.len};

@@ -51,6 +51,7 @@ typedef struct was_unit {
     uint32_t bss_size, host_size;
     uint32_t data_align, bss_align;
     ws_buf warp_host, warp_cells, warp_lines, warp_files;
+    ws_buf warp_gates;      /* `.gateloc` records: bundle, line, column, file | queue << 16 | send << 24 */
     was_relocs rtext, rdata;
     was_extra *extra;       /* in order of first `.section` */
     size_t nextra;

@@ -337,6 +337,32 @@ static int cmp_slot(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
+/* A bundle has one line record, but its receives and sends may come from other
+ * statements (a receive folded into the send of its word, a pipelined kernel's
+ * iterations): `.gateloc` gives each such gate operation its own statement's
+ * position, which Warp flow-control diagnostics name. */
+static void put_gate_positions(ws_buf *out, const wb_ins *in, unsigned line, unsigned col, unsigned *said)
+{
+    /* said: bit q, the receive from queue q, bit 4 + q, the send to gate q (the
+     * operations of a bundle that read one word from its gate say it once) */
+    for (int k = 0; k < wb_nsrc(in->op); k++) {
+        if (in->s[k].kind != WB_O_REG || !wt_opnd_is_gate(in->s[k].v)) continue;
+        unsigned bit = 1u << (in->s[k].v - WT_OPND_GATE);
+        if (*said & bit) continue;
+        *said |= bit;
+        unsigned l = in->recv_line[k] ? in->recv_line[k] : in->line, c = in->recv_line[k] ? in->recv_col[k] : in->col;
+        if (l && (l != line || c != col))
+            ws_buf_printf(out, DIR "receive %s, %u, %u\n", ".gateloc", wt_opnd_name(in->s[k].v), l, c);
+    }
+    if (wb_has_dest(in->op) && in->d.kind == WB_O_REG && wt_opnd_is_gate(in->d.v) &&
+        !(*said & 16u << (in->d.v - WT_OPND_GATE))) {
+        *said |= 16u << (in->d.v - WT_OPND_GATE);
+        unsigned l = in->send_line ? in->send_line : in->line, c = in->send_line ? in->send_col : in->col;
+        if (l && (l != line || c != col))
+            ws_buf_printf(out, DIR "send %s, %u, %u\n", ".gateloc", wt_opnd_name(in->d.v), l, c);
+    }
+}
+
 void wb_emit_function(const wb_func *f, ws_buf *out)
 {
     labels L = {f, ws_xcalloc((size_t)f->nblocks, sizeof(char *))};
@@ -448,6 +474,9 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
                     last_col = first->col;
                 }
             }
+            unsigned said = 0;
+            if (f->model->id == WT_MODEL_WARP)
+                for (int i = 0; i < k; i++) put_gate_positions(out, refs[i].in, last_line, last_col, &said);
             ws_buf_puts(out, "        ");
             if (k == 0) ws_buf_puts(out, "nop");
             for (int i = 0; i < k; i++) {

@@ -51,6 +51,20 @@ static int writes_gate(const wb_ins *in)
            (wt_opnd_is_gate(in->d.v) || wt_opnd_is_feed(in->d.v) || wt_opnd_is_addr(in->d.v));
 }
 
+/* The receive r folded into user, or the send s into the operation that computes
+ * its word, keeps its statement's position for the flow-control diagnostics. */
+static void keep_receive_position(wb_ins *user, int k, const wb_ins *r)
+{
+    user->recv_line[k] = r->recv_line[0] ? r->recv_line[0] : r->line;
+    user->recv_col[k] = r->recv_line[0] ? r->recv_col[0] : r->col;
+}
+
+static void keep_send_position(wb_ins *producer, const wb_ins *s)
+{
+    producer->send_line = s->send_line ? s->send_line : s->line;
+    producer->send_col = s->send_line ? s->send_col : s->col;
+}
+
 static use_info *count_uses(const wb_func *f)
 {
     use_info *u = ws_xcalloc((size_t)f->nvregs, sizeof *u);
@@ -250,7 +264,10 @@ static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int g
     for (int u = 0; u < nm; u++) {
         wb_ins *x = &b->ins[member[u]];
         for (int k = 0; k < wb_nsrc(x->op); k++)
-            if (wb_opnd_eq(x->s[k], r->d)) x->s[k] = r->s[0];
+            if (wb_opnd_eq(x->s[k], r->d)) {
+                x->s[k] = r->s[0];
+                keep_receive_position(x, k, r);
+            }
         x->bundle_with = group;
     }
     if (keep) r->bundle_with = group;
@@ -283,7 +300,10 @@ static void fold_receives(wb_func *f, wb_block *b, int id, const use_info *u, in
         for (int k = i + 1; k < j && !clash; k++) clash = reads_gate(&b->ins[k], gate);
         if (clash) continue;
         for (int k = 0; k < wb_nsrc(user->op); k++)
-            if (wb_opnd_eq(user->s[k], r->d)) user->s[k] = r->s[0];
+            if (wb_opnd_eq(user->s[k], r->d)) {
+                user->s[k] = r->s[0];
+                keep_receive_position(user, k, r);
+            }
         r->op = WT_OP_NONE;
     }
 }
@@ -334,6 +354,7 @@ static void fold_sends(wb_block *b, int id, const use_info *u)
             wb_ins moved = *p;
             moved.d = s->d;
             moved.dbg = s->dbg;   /* p's own events stay with p, which goes */
+            keep_send_position(&moved, s);
             *s = moved;
             p->op = WT_OP_NONE;
             continue;
@@ -345,6 +366,7 @@ static void fold_sends(wb_block *b, int id, const use_info *u)
         }
         if (clash || inside_group(b, i)) continue;
         p->d = s->d;
+        keep_send_position(p, s);
         s->op = WT_OP_NONE;
     }
 }

@@ -46,6 +46,10 @@ typedef struct wb_ins {
     const char *callee;   /* CALL: the function's name */
     int memobj;           /* LD/ST: the object accessed; 0 may be any */
     unsigned line, col;   /* source position, 0 if unknown */
+    /* A receive folded into source k, or a send into the destination, of this
+     * operation (gates.c): the position of its own statement, which flow-control
+     * diagnostics name; line 0 if it is the operation's. */
+    unsigned recv_line[3], recv_col[3], send_line, send_col;
     int cycle;            /* after scheduling: issue cycle within the block */
     int dbg;              /* -g: the first debug event after this operation (f->dbgev), 0 none */
     uint32_t dvreg;       /* after allocation: the virtual register the destination was */

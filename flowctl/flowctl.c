@@ -140,6 +140,7 @@ typedef struct ev {
     uint32_t pc;
     uint32_t cause;           /* hi == T_INF: the loop blamed for it */
     uint8_t lat;
+    int8_t op;                /* which operation of the bundle: WFC_RECEIVE + q, WFC_SEND + q */
 } ev;
 
 typedef struct evlog {
@@ -170,7 +171,12 @@ typedef struct level {
     uint32_t b;               /* the branch */
     int32_t j;                /* where its ways meet: a pc, or IPDOM_RET */
     unsigned depth;           /* return-stack depth of the branch */
-    uint8_t *visit;           /* bundles run at that depth, to find the statement */
+    uint8_t *visit;           /* bundles run at that depth, to find the statement: the
+                                 number of the last way (from 1) that ran each */
+    uint8_t way;
+    uint8_t *in_loop;         /* bundles of the ways that came back to the branch */
+    uint32_t *trail;          /* bundles the current way ran, each once */
+    size_t ntrail, captrail;
 } level;
 
 typedef struct an {
@@ -193,9 +199,9 @@ static const char *const toward_name[WT_NQUEUES] = {"toward the left on X", "tow
 static const char *const from_name[WT_NQUEUES] = {"from the left on X", "from the left on Y",
                                                   "from the right on X", "from the right on Y"};
 
-static const char *where(const an *A, uint32_t pc, char *buf, size_t size)
+static const char *where(const an *A, uint32_t pc, int op, char *buf, size_t size)
 {
-    const char *w = A->p->where ? A->p->where(A->p->ctx, pc, buf, size) : NULL;
+    const char *w = A->p->where ? A->p->where(A->p->ctx, pc, op, buf, size) : NULL;
     if (!w || !*w) {
         snprintf(buf, size, "pc %u", pc);
         return buf;
@@ -203,17 +209,36 @@ static const char *where(const an *A, uint32_t pc, char *buf, size_t size)
     return w;
 }
 
-static int fail(an *A, uint32_t pc, const char *note, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(an *A, uint32_t pc, const char *note, const char *fmt, ...)
+static int vfail(an *A, uint32_t pc, int op, const char *note, const char *fmt, va_list ap)
 {
     if (A->failed) return -1;
     A->failed = 1;
     A->out->pc = pc;
+    A->out->op = op;
+    vsnprintf(A->out->message, sizeof A->out->message, fmt, ap);
+    snprintf(A->out->note, sizeof A->out->note, "%s", note ? note : "");
+    return -1;
+}
+
+/* The statement to blame is the bundle's (a loop's or an if's head)... */
+static int fail(an *A, uint32_t pc, const char *note, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(an *A, uint32_t pc, const char *note, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(A->out->message, sizeof A->out->message, fmt, ap);
+    vfail(A, pc, WFC_BUNDLE, note, fmt, ap);
     va_end(ap);
-    snprintf(A->out->note, sizeof A->out->note, "%s", note ? note : "");
+    return -1;
+}
+
+/* ...or that of the receive or send e. */
+static int fail_io(an *A, const ev *e, const char *note, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail_io(an *A, const ev *e, const char *note, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(A, e->pc, e->op, note, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -283,7 +308,8 @@ static void log_append(evlog *to, const evlog *from)
 
 static void record(path *P, int stream, uint32_t pc, uint8_t lat)
 {
-    ev e = {P->lo, P->hi, pc, P->hi >= T_INF ? P->cause : UINT32_MAX, lat};
+    ev e = {P->lo, P->hi, pc, P->hi >= T_INF ? P->cause : UINT32_MAX, lat,
+            (int8_t)(stream < S_FEED ? stream : WFC_BUNDLE)};
     log_add(&P->log, stream, e);
 }
 
@@ -681,16 +707,52 @@ static uint32_t blame(const an *A, uint32_t b, const uint8_t *visit)
 {
     if (!A->p->position) return b;
     unsigned bf, bl, bc;
-    if (!A->p->position(A->p->ctx, b, &bf, &bl, &bc) || !bl) return b;
+    if (!A->p->position(A->p->ctx, b, WFC_BUNDLE, &bf, &bl, &bc) || !bl) return b;
     uint32_t best = b;
     for (uint32_t pc = 0; visit && pc < A->p->ncode; pc++) {
         unsigned f, l, c;
-        if (!visit[pc] || !A->p->position(A->p->ctx, pc, &f, &l, &c) || f != bf || !l) continue;
-        if (l < bl || (l == bl && c < bc)) {
+        if (!visit[pc] || !A->p->position(A->p->ctx, pc, WFC_BUNDLE, &f, &l, &c) || f != bf || !l) continue;
+        /* A bundle without a line record of its own has its predecessor's: when
+         * that one lies outside the statement, so does the position. */
+        unsigned pf, pl, pcol;
+        if (pc > 0 && !visit[pc - 1] && A->p->position(A->p->ctx, pc - 1, WFC_BUNDLE, &pf, &pl, &pcol) &&
+            pf == f && pl == l && pcol == c)
+            continue;
+        /* column 0 is a position on the line without a column: any column is better */
+        if (l < bl || (l == bl && c - 1 < bc - 1)) {
             bl = l;
             bc = c;
             best = pc;
         }
+    }
+    return best;
+}
+
+/* The statement of a loop whose exit depends on data (visit: the loop's bundles,
+ * those of the ways back to b, not the code after it). A loop the compiler rotated
+ * (its test at the bottom, b branching back) carries the test's position on its
+ * last bundles, often the body's; its statement is that of the guard before it,
+ * the conditional branch that skips the loop, when that comes no later in the
+ * source than the body. */
+static uint32_t loop_blame(const an *A, uint32_t b, const uint8_t *visit)
+{
+    uint32_t best = blame(A, b, visit);
+    unsigned bf, bl, bc, f, l, c;
+    if (!A->p->position || A->code[b].target > b ||
+        !A->p->position(A->p->ctx, best, WFC_BUNDLE, &bf, &bl, &bc))
+        return best;
+    uint32_t head = b;
+    while (head > 0 && visit[head - 1]) head--;
+    for (uint32_t pc = head, steps = 0; pc-- > 0 && steps < 64; steps++) {
+        const fbundle *x = &A->code[pc];
+        int kind = -1;
+        for (unsigned i = 0; i < x->nops; i++)
+            if (wt_ops[x->ops[i].op].uclass == WT_UC_BR) kind = x->ops[i].kind;
+        if (kind < 0) continue;
+        if ((kind == WT_K_BZ || kind == WT_K_BNZ) && x->target > b &&
+            A->p->position(A->p->ctx, pc, WFC_BUNDLE, &f, &l, &c) && f == bf && l && l <= bl)
+            return pc;
+        break;
     }
     return best;
 }
@@ -771,12 +833,17 @@ static int merge_logs(evlog *x, const evlog *y)
     return 0;
 }
 
-static uint32_t first_io(const evlog *l)
+/* The receive or send of the lowest bundle among a way's (a host feed only if it
+ * has neither: a receive's statement is the receive's, not its fourth argument's),
+ * or NULL if it has none. */
+static const ev *first_io(const evlog *l)
 {
-    uint32_t pc = UINT32_MAX;
+    const ev *first = NULL;
     for (int s = 0; s < NSTREAMS; s++)
-        if (l->n[s] && (pc == UINT32_MAX || l->e[s][0].pc < pc)) pc = l->e[s][0].pc;
-    return pc;
+        if (l->n[s] && (!first || (s < S_FEED && first->op == WFC_BUNDLE) ||
+                        ((s < S_FEED) == (first->op != WFC_BUNDLE) && l->e[s][0].pc < first->pc)))
+            first = &l->e[s][0];
+    return first;
 }
 
 static int explore(an *A, path *P);
@@ -793,7 +860,15 @@ static int run(an *A, path *P)
                 return 1 + 2 * i + STOP_J;
             if (P->pc == L->b && P->rsp == L->depth) return 1 + 2 * i + STOP_B;
         }
-        if (A->nlv && P->rsp == A->lv[A->nlv - 1].depth && P->pc < A->p->ncode) A->lv[A->nlv - 1].visit[P->pc] = 1;
+        level *in = A->nlv ? &A->lv[A->nlv - 1] : NULL;
+        if (in && P->rsp == in->depth && P->pc < A->p->ncode && in->visit[P->pc] != in->way) {
+            in->visit[P->pc] = in->way;
+            if (in->ntrail == in->captrail) {
+                in->captrail = in->captrail ? 2 * in->captrail : 64;
+                in->trail = ws_xrealloc(in->trail, sizeof *in->trail * in->captrail);
+            }
+            in->trail[in->ntrail++] = P->pc;
+        }
         int r = step(A, P);
         if (r == STEP_ERROR) return -1;
         if (r == STEP_UNKNOWN_BRANCH && explore(A, P) < 0) return -1;
@@ -820,8 +895,9 @@ static int explore(an *A, path *P)
     if (A->nlv == MAX_NEST)
         return fail(A, b, RUNTIME_NOTE, "branches on data nest too deeply here to time the I/O at compile time");
     level *L = &A->lv[A->nlv++];
-    *L = (level){b, j, P->rsp, ws_xcalloc(A->p->ncode, 1)};
+    *L = (level){b, j, P->rsp, ws_xcalloc(A->p->ncode, 1), 0, ws_xcalloc(A->p->ncode, 1), NULL, 0, 0};
     L->visit[b] = 1;
+    L->in_loop[b] = 1;
     path head, acc;
     int have = 0, rc = 0, widened = 0;
     path_copy(A, &head, P);
@@ -832,7 +908,11 @@ static int explore(an *A, path *P)
             path Q;
             path_copy(A, &Q, &head);
             Q.pc = way[w];
+            L->way = L->way == UINT8_MAX ? 1 : L->way + 1;
+            L->ntrail = 0;
             int r = run(A, &Q);
+            if (r > 0 && (r - 1) / 2 == A->nlv - 1 && (r - 1) % 2 == STOP_B)
+                for (size_t t = 0; t < L->ntrail; t++) L->in_loop[L->trail[t]] = 1;
             if (r < 0) {
                 rc = -1;
             } else if (r == 0) {
@@ -849,22 +929,22 @@ static int explore(an *A, path *P)
                 }
                 if (merge_logs(&acc.log, &Q.log) < 0) {
                     char wb[256];
-                    uint32_t io = first_io(&Q.log) != UINT32_MAX ? first_io(&Q.log) : first_io(&acc.log);
+                    const ev *io = first_io(&Q.log) ? first_io(&Q.log) : first_io(&acc.log);
                     rc = fail(A, blame(A, b, L->visit), RUNTIME_NOTE,
                               "which way this statement goes depends on data, and its ways send or receive different "
                               "numbers of words (%s): the I/O after it cannot be timed at compile time",
-                              io == UINT32_MAX ? "after it" : where(A, io, wb, sizeof wb));
+                              !io ? "after it" : where(A, io->pc, io->op, wb, sizeof wb));
                 } else {
                     merge_state(A, &acc, &Q);
                 }
             } else {
-                uint32_t io = first_io(&Q.log);
-                if (io != UINT32_MAX) {
+                const ev *io = first_io(&Q.log);
+                if (io) {
                     char wb[256];
-                    rc = fail(A, blame(A, b, L->visit), RUNTIME_NOTE,
+                    rc = fail(A, loop_blame(A, b, L->in_loop), RUNTIME_NOTE,
                               "this loop runs a number of times that depends on data, and it sends or receives "
                               "(%s): its I/O cannot be timed at compile time",
-                              where(A, io, wb, sizeof wb));
+                              where(A, io->pc, io->op, wb, sizeof wb));
                 } else {
                     back[nback++] = Q;
                     continue;
@@ -883,19 +963,20 @@ static int explore(an *A, path *P)
         for (int k = 0; k < nback && rc == 0; k++) {
             if (step(A, &back[k]) == STEP_ERROR) {
                 rc = -1;
-            } else if (first_io(&back[k].log) != UINT32_MAX) {
+            } else if (first_io(&back[k].log)) {
                 char wb[256];
-                rc = fail(A, blame(A, b, L->visit), RUNTIME_NOTE,
+                const ev *io = first_io(&back[k].log);
+                rc = fail(A, loop_blame(A, b, L->in_loop), RUNTIME_NOTE,
                           "this loop runs a number of times that depends on data, and it sends or receives "
                           "(%s): its I/O cannot be timed at compile time",
-                          where(A, first_io(&back[k].log), wb, sizeof wb));
+                          where(A, io->pc, io->op, wb, sizeof wb));
             } else if (!back[k].halted) {
                 merge_state(A, &next, &back[k]);
             }
         }
         for (int k = 0; k < nback; k++) path_free(&back[k]);
         if (!widened) {
-            next.cause = blame(A, b, L->visit);
+            next.cause = loop_blame(A, b, L->in_loop);
             next.hi = T_INF;
             widened = 1;
         }
@@ -905,10 +986,12 @@ static int explore(an *A, path *P)
         head.pc = b;
         if (rc == 0 && stable) break;
         if (rc == 0 && round == MAX_WIDEN)
-            rc = fail(A, blame(A, b, L->visit), RUNTIME_NOTE, "the values this loop computes do not settle");
+            rc = fail(A, loop_blame(A, b, L->in_loop), RUNTIME_NOTE, "the values this loop computes do not settle");
     }
     path_free(&head);
     free(L->visit);
+    free(L->in_loop);
+    free(L->trail);
     A->nlv--;
     if (rc) {
         if (have) path_free(&acc);
@@ -931,11 +1014,31 @@ static int explore(an *A, path *P)
 
 /* ---- The skew ------------------------------------------------------------------------------ */
 
+/* What set one bound on the skew: word `word` on the link from cell `sender` to
+ * cell `sender + d` (gate qs), sent at `send` and read at `recv`. For an arrival
+ * bound recv is the word's own receive; for a capacity bound it is the receive of
+ * the word Q places earlier (`read`), whose slot the word needs. */
+typedef struct why {
+    const ev *send, *recv;
+    int sender, d, qs, word, read;
+    int capacity;
+} why;
+
 typedef struct bound {
     int64_t lo, hi;
-    uint32_t lo_pc, hi_pc;        /* the events that set them */
-    const char *lo_what, *hi_what;   /* "read" (arrival) or "sent" (queue capacity) */
+    why lo_why, hi_why;
 } bound;
+
+static void set_bound(bound *B, int lower, int64_t v, why w)
+{
+    if (lower && v > B->lo) {
+        B->lo = v;
+        B->lo_why = w;
+    } else if (!lower && v < B->hi) {
+        B->hi = v;
+        B->hi_why = w;
+    }
+}
 
 /* The words cell s sends on gate qs reach cell s+d (d = +1 or -1) in its queue qr. */
 static int check_link(an *A, const evlog *S, const evlog *R, int qs, int qr, int s, int d, bound *B)
@@ -946,51 +1049,87 @@ static int check_link(an *A, const evlog *S, const evlog *R, int qs, int qr, int
     int64_t qcap = A->m->queue_words, link = A->m->link_latency;
     char wb[256];
     if (nr > ns)
-        return fail(A, re[ns].pc, NULL,
-                    "cell %d receives %d words %s but cell %d sends it only %d: this receive would wait forever",
-                    first + s + d, nr, from_name[qr], first + s, ns);
+        return fail_io(A, &re[ns], NULL,
+                       "cell %d receives %d words %s but cell %d sends it only %d: this receive would wait forever",
+                       first + s + d, nr, from_name[qr], first + s, ns);
     for (int j = 0; j < nr; j++) {
         if (se[j].hi >= T_INF)
             return fail(A, se[j].cause, RUNTIME_NOTE,
                         "this loop runs a number of times that depends on data, so when the send at %s happens "
                         "cannot be bounded at compile time",
-                        where(A, se[j].pc, wb, sizeof wb));
+                        where(A, se[j].pc, se[j].op, wb, sizeof wb));
         /* d*skew >= send_hi + lat + link - recv_lo */
         int64_t need = se[j].hi + se[j].lat + link - re[j].lo;
-        if (d > 0 && need > B->lo) {
-            B->lo = need;
-            B->lo_pc = re[j].pc;
-            B->lo_what = "read";
-        } else if (d < 0 && -need < B->hi) {
-            B->hi = -need;
-            B->hi_pc = re[j].pc;
-            B->hi_what = "read";
-        }
+        set_bound(B, d > 0, d > 0 ? need : -need, (why){&se[j], &re[j], s, d, qs, j, j, 0});
     }
     for (int j = (int)qcap; j < ns; j++) {
         int i = j - (int)qcap;
         if (i >= nr)
-            return fail(A, se[j].pc, NULL,
-                        "cell %d sends %d words %s but cell %d receives only %d: more than %lld would stay in its queue",
-                        first + s, ns, toward_name[qs], first + s + d, nr, (long long)qcap);
+            return fail_io(A, &se[j], NULL,
+                           "cell %d sends %d words %s but cell %d receives only %d: more than %lld would stay in its queue",
+                           first + s, ns, toward_name[qs], first + s + d, nr, (long long)qcap);
         if (re[i].hi >= T_INF)
             return fail(A, re[i].cause, RUNTIME_NOTE,
                         "this loop runs a number of times that depends on data, so when the receive at %s happens "
                         "cannot be bounded, and the queue it reads could overflow",
-                        where(A, re[i].pc, wb, sizeof wb));
+                        where(A, re[i].pc, re[i].op, wb, sizeof wb));
         /* d*skew <= send_lo - recv_hi - 1 */
         int64_t room = se[j].lo - re[i].hi - 1;
-        if (d > 0 && room < B->hi) {
-            B->hi = room;
-            B->hi_pc = se[j].pc;
-            B->hi_what = "sent";
-        } else if (d < 0 && -room > B->lo) {
-            B->lo = -room;
-            B->lo_pc = se[j].pc;
-            B->lo_what = "sent";
-        }
+        set_bound(B, d < 0, d > 0 ? room : -room, (why){&se[j], &re[i], s, d, qs, j, i, 1});
     }
     return 0;
+}
+
+/* No skew suits both bounds: the error names the receive or send behind the
+ * lower bound, and the note the real cause. Bounds from words that flow in
+ * opposite directions exclude each other whatever the timing (the skew is one
+ * number for the whole array); on one link and one direction, the sender runs
+ * ahead of the receiver by more than the queue holds. */
+static int no_skew(an *A, const bound *B)
+{
+    const why *lw = &B->lo_why, *hw = &B->hi_why;
+    /* each bound's own event: the read word for an arrival bound, the sent one for capacity */
+    const ev *le = lw->capacity ? lw->send : lw->recv, *he = hw->capacity ? hw->send : hw->recv;
+    char wb[256], note[512];
+    int first = A->p->first_cell;
+    int64_t qcap = A->m->queue_words;
+    if (lw->d != hw->d) {
+        snprintf(note, sizeof note,
+                 "words flow %s here and %s at %s, and one skew serves the whole array, so the Warp compiler "
+                 "times only programs whose data flow one way; -mcpu=iwarp, or -fno-flow-control, lets cells "
+                 "wait for their queues at run time",
+                 lw->d > 0 ? "rightward" : "leftward", hw->d > 0 ? "rightward" : "leftward",
+                 where(A, he->pc, he->op, wb, sizeof wb));
+    } else {
+        /* a: the word that must arrive in time; b: the word that needs the slot of
+         * word b - Q, read earlier. Between them the receiver takes longer to read
+         * words a..b-Q than the sender takes to send words a..b. */
+        const why *arr = lw->capacity ? hw : lw, *cap = lw->capacity ? lw : hw;
+        int a = arr->word, b = cap->word;
+        if (arr->sender == cap->sender && arr->qs == cap->qs && a <= cap->read) {
+            snprintf(note, sizeof note,
+                     "cell %d sends words %d to %d %s in %lld clocks, but cell %d reads words %d to %d in %lld "
+                     "clocks: its queue of %lld words cannot absorb the difference at any skew (send more slowly, "
+                     "read faster, or send fewer words ahead); -mcpu=iwarp, or -fno-flow-control, lets cells wait "
+                     "for their queues at run time",
+                     first + arr->sender, a, b, toward_name[arr->qs], (long long)(cap->send->lo - arr->send->hi),
+                     first + arr->sender + arr->d, a, cap->read, (long long)(cap->recv->hi - arr->recv->lo),
+                     (long long)qcap);
+        } else {
+            char wb2[256];
+            snprintf(note, sizeof note,
+                     "the data flow one way, but no skew lets the word read at %s arrive in time and the word sent "
+                     "at %s find room in a queue of %lld words; -mcpu=iwarp, or -fno-flow-control, lets cells wait "
+                     "for their queues at run time",
+                     where(A, arr->recv->pc, arr->recv->op, wb, sizeof wb),
+                     where(A, cap->send->pc, cap->send->op, wb2, sizeof wb2), (long long)qcap);
+        }
+    }
+    return fail_io(A, le, note,
+                   "no skew between neighbouring cells suits both the word %s here and the word %s at %s: the first "
+                   "needs each cell to start at least %lld clocks after its left neighbour, the second at most %lld",
+                   lw->capacity ? "sent" : "read", hw->capacity ? "sent" : "read",
+                   where(A, he->pc, he->op, wb, sizeof wb), (long long)B->lo, (long long)B->hi);
 }
 
 static int analyse_cell(an *A, int k, path *P)
@@ -1056,7 +1195,7 @@ int wfc_analyse(const wfc_program *p, wfc_result *out)
         }
         if (rc == 0 && cell[k].hi < T_INF && (uint64_t)cell[k].hi > out->clocks) out->clocks = (uint64_t)cell[k].hi;
     }
-    bound B = {INT64_MIN, INT64_MAX, 0, 0, "", ""};
+    bound B = {INT64_MIN, INT64_MAX, {0}, {0}};
     for (int s = 0; rc == 0 && s + 1 < n; s++) {
         const evlog *left = &cell[uses_cid ? s : 0].log, *right = &cell[uses_cid ? s + 1 : 0].log;
         for (int ch = 0; ch < 2 && rc == 0; ch++) {
@@ -1070,16 +1209,10 @@ int wfc_analyse(const wfc_program *p, wfc_result *out)
         out->skew_lo = B.lo;
         out->skew_hi = B.hi;
         if (B.lo > B.hi) {
-            char wb[256];
-            rc = fail(&A, B.lo_pc,
-                      "the Warp compiler's skewed cells pass data one way; -mcpu=iwarp, or -fno-flow-control, "
-                      "lets cells wait for their queues at run time",
-                      "no skew between neighbouring cells suits both the word %s here and the word %s at %s: the "
-                      "first needs each cell to start at least %lld clocks after its left neighbour, the second at "
-                      "most %lld",
-                      B.lo_what, B.hi_what, where(&A, B.hi_pc, wb, sizeof wb), (long long)B.lo, (long long)B.hi);
+            rc = no_skew(&A, &B);
         } else if (B.lo > INT32_MAX || B.hi < INT32_MIN) {
-            rc = fail(&A, B.lo > INT32_MAX ? B.lo_pc : B.hi_pc, NULL, "the skew this needs is out of range");
+            const why *w = B.lo > INT32_MAX ? &B.lo_why : &B.hi_why;
+            rc = fail_io(&A, w->capacity ? w->send : w->recv, NULL, "the skew this needs is out of range");
         } else {
             int64_t skew = 0;
             if (skew < B.lo) skew = B.lo;

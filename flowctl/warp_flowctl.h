@@ -29,12 +29,15 @@ typedef struct wfc_program {
     const uint8_t *data;        /* initial data memory from address 0 (the rest is 0) */
     uint32_t data_size;
     int first_cell, last_cell;
-    /* The source position of a bundle (file index, line, column; 0 if unknown): the
-     * statement blamed for a loop or an if is the earliest position among its
-     * bundles. May be NULL. */
-    int (*position)(void *ctx, uint32_t pc, unsigned *file, unsigned *line, unsigned *col);
-    /* "poly.w2:27" for a bundle, for messages; NULL if unknown. May be NULL. */
-    const char *(*where)(void *ctx, uint32_t pc, char *buf, size_t size);
+    /* The source position of a bundle, or of one of its gate operations (op, see
+     * below: a bundle's receive and send may belong to statements other than its
+     * line record's), as file index, line, column (0 if unknown): the statement
+     * blamed for a loop or an if is the earliest position among its bundles. May
+     * be NULL. */
+    int (*position)(void *ctx, uint32_t pc, int op, unsigned *file, unsigned *line, unsigned *col);
+    /* "poly.w2:27:5" for a bundle or one of its gate operations, for messages;
+     * NULL if unknown. May be NULL. */
+    const char *(*where)(void *ctx, uint32_t pc, int op, char *buf, size_t size);
     /* The data object whose symbol the relocation of bundle pc's immediate imm (0
      * or 1) names: its address and size in bytes, 1; or 0 (none, or not known). A
      * store whose address is unknown but whose immediate names an object (a[t],
@@ -46,12 +49,18 @@ typedef struct wfc_program {
     uint64_t max_clocks;        /* analysis budget in bundles, all cells together; 0: the default */
 } wfc_program;
 
+/* Which operation of a bundle a position is about: the bundle as a whole, its
+ * receive from queue q (WFC_RECEIVE + q) or its send to gate q (WFC_SEND + q), q a
+ * queue index (WT_Q_XL..WT_Q_YR). */
+enum { WFC_BUNDLE = -1, WFC_RECEIVE = 0, WFC_SEND = 4 };
+
 typedef struct wfc_result {
     int32_t skew;               /* cell k starts k*skew clocks after cell 0; negative:
                                    the last cell starts first */
     int64_t skew_lo, skew_hi;   /* every skew in [lo, hi] works (INT64_MIN/MAX: no bound) */
     uint64_t clocks;            /* the longest cell's run (its latest halt) */
     uint32_t pc;                /* on failure: the bundle of the statement to blame */
+    int op;                     /* on failure: which of its operations (WFC_BUNDLE, ...) */
     char message[1024];         /* on failure: what is wrong (no position) */
     char note[512];             /* on failure: a hint, or "" */
 } wfc_result;

@@ -10,6 +10,11 @@
 #include "warp_flowctl.h"
 #include "wld_internal.h"
 
+typedef struct gate_pos {
+    uint32_t pc, line, col, file;
+    int op;                   /* WFC_RECEIVE + q or WFC_SEND + q */
+} gate_pos;
+
 typedef struct lines_ctx {
     const uint8_t *rec;       /* .warp.lines records: address, line, column, file */
     size_t nrec;
@@ -17,6 +22,8 @@ typedef struct lines_ctx {
     size_t nfiles;
     uint32_t (*object)[2][2]; /* per bundle, per immediate: the named object's address and size */
     uint32_t ncode;
+    gate_pos *gates;          /* by bundle: receives and sends that are not their line record's */
+    size_t ngates;
 } lines_ctx;
 
 /* The last line record at or before the bundle. */
@@ -32,9 +39,27 @@ static const uint8_t *record_for(const lines_ctx *L, uint32_t pc)
     return lo ? L->rec + 16 * (lo - 1) : NULL;
 }
 
-static int position(void *ctx, uint32_t pc, unsigned *file, unsigned *line, unsigned *col)
+/* The statement of the bundle's gate operation op if .warp.gates names one, else
+ * the bundle's line record. */
+static int position(void *ctx, uint32_t pc, int op, unsigned *file, unsigned *line, unsigned *col)
 {
-    const uint8_t *r = record_for(ctx, pc);
+    const lines_ctx *L = ctx;
+    if (op != WFC_BUNDLE) {
+        size_t lo = 0, hi = L->ngates;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (L->gates[mid].pc < pc) lo = mid + 1;
+            else hi = mid;
+        }
+        for (; lo < L->ngates && L->gates[lo].pc == pc; lo++)
+            if (L->gates[lo].op == op) {
+                *line = L->gates[lo].line;
+                *col = L->gates[lo].col;
+                *file = L->gates[lo].file;
+                return 1;
+            }
+    }
+    const uint8_t *r = record_for(L, pc);
     if (!r) return 0;
     *line = wld_get32(r + 4);
     *col = wld_get32(r + 8);
@@ -42,16 +67,34 @@ static int position(void *ctx, uint32_t pc, unsigned *file, unsigned *line, unsi
     return 1;
 }
 
-static const char *where(void *ctx, uint32_t pc, char *buf, size_t size)
+static const char *where(void *ctx, uint32_t pc, int op, char *buf, size_t size)
 {
     const lines_ctx *L = ctx;
-    const uint8_t *r = record_for(L, pc);
-    if (!r) return NULL;
-    uint32_t f = wld_get32(r + 12);
+    unsigned f, line, col;
+    if (!position(ctx, pc, op, &f, &line, &col)) return NULL;
     const char *name = f < L->nfiles ? L->files[f] : "?";
     const char *base = strrchr(name, '/');
-    snprintf(buf, size, "%s:%u", base ? base + 1 : name, wld_get32(r + 4));
+    if (col) snprintf(buf, size, "%s:%u:%u", base ? base + 1 : name, line, col);
+    else snprintf(buf, size, "%s:%u", base ? base + 1 : name, line);
     return buf;
+}
+
+/* The objects' .warp.gates records, in image order (objects lie in command-line
+ * order, records in address order), their files numbered as the image's. */
+static void collect_gates(const wld_obj *objs, size_t n, lines_ctx *L)
+{
+    for (size_t i = 0; i < n; i++) {
+        const wld_obj *o = &objs[i];
+        for (uint32_t r = 0; r < o->ngates; r++) {
+            const uint8_t *p = o->gates + 16 * r;
+            uint32_t info = wld_get32(p + 12), f = info & 0xffff, file = 0;
+            while (file < L->nfiles && strcmp(L->files[file], o->files[f]) != 0) file++;
+            L->gates = ws_xrealloc(L->gates, sizeof *L->gates * (L->ngates + 1));
+            L->gates[L->ngates++] = (gate_pos){(o->base[WLD_TEXT] + wld_get32(p)) / WT_BUNDLE_BYTES,
+                                               wld_get32(p + 4), wld_get32(p + 8), file,
+                                               (int)(info >> 24 ? WFC_SEND : WFC_RECEIVE) + (int)(info >> 16 & 0xff)};
+        }
+    }
 }
 
 static int object(void *ctx, uint32_t pc, int imm, uint32_t *addr, uint32_t *size)
@@ -85,17 +128,17 @@ static const wld_sym *named_object(const wld_obj *o, const wld_rel *x)
 }
 
 /* The message as a compiler gives it: FILE:LINE:COL, the source line, a caret. */
-static void report(const lines_ctx *L, uint32_t pc, const char *out_path, const wfc_result *r)
+static void report(lines_ctx *L, const char *out_path, const wfc_result *r)
 {
-    const uint8_t *rec = record_for(L, pc);
-    uint32_t f = rec ? wld_get32(rec + 12) : 0;
-    const char *name = rec && f < L->nfiles ? L->files[f] : out_path;
+    unsigned f = 0, uline = 0, ucol = 0;
+    int known = position(L, r->pc, r->op, &f, &uline, &ucol);
+    const char *name = known && f < L->nfiles ? L->files[f] : out_path;
     char err[256];
     size_t len = 0;
-    char *text = rec ? ws_read_file(name, &len, 16u << 20, err, sizeof err) : NULL;
+    char *text = known ? ws_read_file(name, &len, 16u << 20, err, sizeof err) : NULL;
     ws_diag d;
     ws_diag_init(&d, name, text, len);
-    int line = rec ? (int)wld_get32(rec + 4) : 0, col = rec ? (int)wld_get32(rec + 8) : 0;
+    int line = (int)uline, col = (int)ucol;
     ws_report(&d, WS_ERROR, line, col, "%s", r->message);
     if (r->note[0]) ws_report(&d, WS_NOTE, 0, 0, "%s", r->note);
     free(text);
@@ -116,7 +159,7 @@ int wld_flow_control(const wld_obj *objs, size_t n, const wt_model *M, uint32_t 
     uint32_t ncode = (uint32_t)(img->text.len / WT_BUNDLE_BYTES);
     wt_insn *code = ws_xcalloc(ncode ? ncode : 1, sizeof *code);
     for (uint32_t i = 0; i < ncode; i++) wt_decode((const uint8_t *)img->text.data + (size_t)i * WT_BUNDLE_BYTES, &code[i]);
-    lines_ctx L = {(const uint8_t *)img->warp_lines.data, img->warp_lines.len / 16, NULL, 0, NULL, ncode};
+    lines_ctx L = {(const uint8_t *)img->warp_lines.data, img->warp_lines.len / 16, NULL, 0, NULL, ncode, NULL, 0};
     L.object = ws_xcalloc(ncode ? ncode : 1, sizeof *L.object);
     for (size_t i = 0; i < n; i++)
         for (size_t r = 0; r < objs[i].nrel[0]; r++) {
@@ -132,6 +175,7 @@ int wld_flow_control(const wld_obj *objs, size_t n, const wt_model *M, uint32_t 
         L.files = ws_xrealloc(L.files, sizeof *L.files * (L.nfiles + 1));
         L.files[L.nfiles++] = img->warp_files.data + off;
     }
+    collect_gates(objs, n, &L);
     wfc_program p = {
         .model = M, .code = code, .ncode = ncode, .entry = entry / WT_BUNDLE_BYTES,
         .data = (const uint8_t *)img->data.data, .data_size = (uint32_t)img->data.len,
@@ -141,7 +185,7 @@ int wld_flow_control(const wld_obj *objs, size_t n, const wt_model *M, uint32_t 
     wfc_result r;
     int rc = 0;
     if (wfc_analyse(&p, &r) != 0) {
-        report(&L, r.pc, out_path, &r);
+        report(&L, out_path, &r);
         rc = -1;
     } else {
         img->warp_cells.len = 0;
@@ -150,6 +194,7 @@ int wld_flow_control(const wld_obj *objs, size_t n, const wt_model *M, uint32_t 
     }
     free(L.files);
     free(L.object);
+    free(L.gates);
     free(code);
     return rc;
 }

@@ -191,6 +191,23 @@ static int read_lines(wld_obj *o, const uint8_t *p, uint32_t size)
     return 0;
 }
 
+/* .warp.gates (optional): the statements of receives and sends that are not
+ * their bundle's line record's, for flow-control diagnostics. */
+static int read_gates(wld_obj *o, const uint8_t *p, uint32_t size)
+{
+    if (size % 16 != 0) return wld_error(o->path, ".warp.gates size %u is not a multiple of 16", size);
+    for (uint32_t i = 0; i < size / 16; i++) {
+        uint32_t addr = wld_get32(p + 16 * i), info = wld_get32(p + 16 * i + 12);
+        if (addr % WT_BUNDLE_BYTES != 0 || addr >= o->mem_size[WLD_TEXT])
+            return wld_error(o->path, ".warp.gates record %u: address 0x%x is not a bundle of .text", i, addr);
+        if ((info & 0xffff) >= o->nfiles || (info >> 16 & 0xff) >= WT_NQUEUES || info >> 24 > 1)
+            return wld_error(o->path, ".warp.gates record %u: bad file, queue or kind (0x%x)", i, info);
+    }
+    o->gates = p;
+    o->ngates = size / 16;
+    return 0;
+}
+
 static int read_symbols(wld_obj *o, Elf_Scn *scn, const GElf_Shdr *sh, const GElf_Shdr *strsh, size_t shnum)
 {
     const char *strtab = o->buf + strsh->sh_offset;
@@ -389,8 +406,9 @@ int wld_read_object(wld_obj *o, const char *path)
 
     static const char *const mem_names[WLD_NMEM] = {".text", ".data", ".bss", ".host"};
     static const uint32_t mem_types[WLD_NMEM] = {SHT_PROGBITS, SHT_PROGBITS, SHT_NOBITS, SHT_NOBITS};
-    static const char *const warp_names[4] = {".warp.host", ".warp.cells", ".warp.lines", ".warp.files"};
-    size_t warp_index[4] = {0, 0, 0, 0}, symtab = 0;
+    static const char *const warp_names[5] = {".warp.host", ".warp.cells", ".warp.lines", ".warp.files",
+                                              ".warp.gates"};
+    size_t warp_index[5] = {0, 0, 0, 0, 0}, symtab = 0;
     for (size_t i = 1; i < n; i++) {
         if (sh[i].sh_name >= ssh->sh_size) {
             wld_error(path, "section %zu: name offset %u is past the section name table", i, sh[i].sh_name);
@@ -412,7 +430,7 @@ int wld_read_object(wld_obj *o, const char *path)
             o->mem_align[m] = sh[i].sh_addralign > 4 ? (uint32_t)sh[i].sh_addralign : 4;
             o->mem[m] = mem_types[m] == SHT_PROGBITS ? (const uint8_t *)o->buf + sh[i].sh_offset : NULL;
         }
-        for (int w = 0; w < 4; w++) {
+        for (int w = 0; w < 5; w++) {
             if (strcmp(name, warp_names[w]) != 0) continue;
             known = 1;
             if (warp_index[w]) { wld_error(path, "more than one %s section", name); goto out; }
@@ -476,14 +494,15 @@ int wld_read_object(wld_obj *o, const char *path)
         if (read_debug_relocs(o, &sh[i], name, &o->dbg[k]) != 0) goto out;
     }
 
-    const char *w[4];
-    uint32_t wsize[4];
-    for (int k = 0; k < 4; k++) {
+    const char *w[5];
+    uint32_t wsize[5];
+    for (int k = 0; k < 5; k++) {
         w[k] = warp_index[k] ? o->buf + sh[warp_index[k]].sh_offset : "";
         wsize[k] = warp_index[k] ? (uint32_t)sh[warp_index[k]].sh_size : 0;
     }
     if (read_host(o, w[0], wsize[0]) != 0 || read_cells(o, w[1], wsize[1]) != 0 ||
-        read_files(o, w[3], wsize[3]) != 0 || read_lines(o, (const uint8_t *)w[2], wsize[2]) != 0)
+        read_files(o, w[3], wsize[3]) != 0 || read_lines(o, (const uint8_t *)w[2], wsize[2]) != 0 ||
+        read_gates(o, (const uint8_t *)w[4], wsize[4]) != 0)
         goto out;
     if (check_host_symbols(o) != 0) goto out;
     rc = 0;

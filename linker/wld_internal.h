@@ -77,6 +77,8 @@ typedef struct wld_obj {
     uint32_t cells_v[3];
     const uint8_t *lines;
     uint32_t nlines;
+    const uint8_t *gates;    /* .warp.gates: address, line, column, file | queue << 16 | send << 24 */
+    uint32_t ngates;
     const char **files;
     uint32_t nfiles;
     wld_host *host;
