@@ -338,10 +338,79 @@ static void test_budget_refuses_a_program_too_long_to_time(void **state)
     assert_int_equal(r.skew, 2);
 }
 
+/* A store through a received subscript beside a counted loop whose counter stays
+ * in memory (as at -O0):
+ *   0: mov r1, 4
+ *   1: st [r0, 400], r1            the counter, word 100
+ *   2: mv @fxl, r0
+ *   3: mv r2, @xl                   a received subscript
+ *   4: nop
+ *   5: st [r2, 800], r0             cnt[t]: the immediate names cnt, 800..815
+ *   6: ld r1, [r0, 400]
+ *   7: nop
+ *   8: nop
+ *   9: isub r1, r1, 1
+ *  10: st [r0, 400], r1
+ *  11: bnz r1, 2
+ *  12: halt
+ * Confined to cnt, the store leaves the counter known and the loop is timed; with
+ * no object, or an object that holds the counter, it is a loop on data. */
+static int object_at(void *ctx, uint32_t pc, int imm, uint32_t *addr, uint32_t *size)
+{
+    const uint32_t *obj = ctx;
+    if (pc != 5 || imm != 0) return 0;
+    *addr = obj[0];
+    *size = obj[1];
+    return 1;
+}
+
+static void test_store_stays_in_its_object(void **state)
+{
+    (void)state;
+    tprog t = {0};
+    mov_imm(bundle(&t), WT_SLOT_A0, 1, 4);
+    wt_insn *b = bundle(&t);
+    b->imm[0] = 400;
+    put(b, WT_SLOT_M0, WT_OP_ST, 1, 0, I0, 0);
+    put(bundle(&t), WT_SLOT_V0, WT_OP_MV, FXL, 0, 0, 0);
+    put(bundle(&t), WT_SLOT_V0, WT_OP_MV, 2, XL, 0, 0);
+    bundle(&t);
+    b = bundle(&t);
+    b->imm[0] = 800;
+    put(b, WT_SLOT_M0, WT_OP_ST, 0, 2, I0, 0);
+    b = bundle(&t);
+    b->imm[0] = 400;
+    put(b, WT_SLOT_M0, WT_OP_LD, 1, 0, I0, 0);
+    bundle(&t);
+    bundle(&t);
+    b = bundle(&t);
+    b->imm[0] = 1;
+    put(b, WT_SLOT_A0, WT_OP_ISUB, 1, 1, I0, 0);
+    b = bundle(&t);
+    b->imm[0] = 400;
+    put(b, WT_SLOT_M0, WT_OP_ST, 1, 0, I0, 0);
+    branch(bundle(&t), WT_OP_BNZ, 1, 2);
+    put(bundle(&t), WT_SLOT_BR, WT_OP_HALT, 0, 0, 0, 0);
+
+    uint32_t cnt[2] = {800, 16}, around_counter[2] = {384, 32};
+    wfc_program p = {.model = wt_model_get(WT_MODEL_WARP), .code = t.code, .ncode = t.n, .entry = 0,
+                     .first_cell = 0, .last_cell = 0, .object = object_at, .ctx = cnt};
+    wfc_result r;
+    assert_int_equal(wfc_analyse(&p, &r), 0);
+    assert_int_equal(run(&t, 1, r.skew), WSIM_DONE);
+    p.ctx = around_counter;
+    assert_int_equal(wfc_analyse(&p, &r), -1);
+    assert_non_null(strstr(r.message, "depends on data"));
+    p.object = NULL;
+    assert_int_equal(wfc_analyse(&p, &r), -1);
+    assert_non_null(strstr(r.message, "depends on data"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass_on_rightward),
+        cmocka_unit_test(test_store_stays_in_its_object),
         cmocka_unit_test(test_pass_on_leftward_skews_the_other_way),
         cmocka_unit_test(test_cell_number_decides_the_timing),
         cmocka_unit_test(test_data_dependent_branch_with_equal_io),
