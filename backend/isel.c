@@ -1050,10 +1050,13 @@ static int sel_mem_intrinsic(isel *S, LLVMValueRef call, int is_copy)
         return -1;
     }
     LLVMValueRef lenv = LLVMGetOperand(call, 2);
-    if (!is_int(LLVMTypeOf(lenv))) return unsupported_type(S, LLVMTypeOf(lenv));
-    if (val(S, lenv, &len) < 0) return -1;
     int known = LLVMIsAConstantInt(lenv) != NULL;
+    if (!known && !is_int(LLVMTypeOf(lenv))) return unsupported_type(S, LLVMTypeOf(lenv));
     uint64_t n = known ? LLVMConstIntGetZExtValue(lenv) : 0;
+    /* LLVM writes the length as i64 when it makes the call itself (inlining a
+     * function whose local array is cleared): a constant that fits is a literal. */
+    if (known && n <= UINT32_MAX) len = wb_imm((uint32_t)n, 0);
+    else if (val(S, lenv, &len) < 0) return -1;
     if (known && n == 0) return 0;
     int words = known && n % 4 == 0 && word_aligned(call, 0, dst) && (!is_copy || word_aligned(call, 1, src));
     wb_opnd word = fill;
