@@ -38,7 +38,7 @@ static uint8_t src_index(unsigned o)
 {
     if (o == WT_OPND_IMM0) return SRC_IMM0;
     if (o == WT_OPND_IMM1) return SRC_IMM1;
-    if (wt_opnd_is_pgate(o)) return (uint8_t)(SRC_GATE + wsim__gate_of(o));
+    if (wt_opnd_is_pgate(o)) return (uint8_t)(SRC_GATE + wsim_gate_of(o));
     if (wt_opnd_is_ctl(o)) return (uint8_t)(SRC_CTL + (o - WT_OPND_CTL));
     return (uint8_t)o;
 }
@@ -50,7 +50,7 @@ static uint8_t take_src(wsim_bundle *b, unsigned o)
         b->bad = WSIM_BAD_UNDEFINED;
         return 0;
     }
-    int g = wsim__gate_of(o);
+    int g = wsim_gate_of(o);
     if (g >= 0) b->gate_rd |= (uint8_t)(1u << g);
     if (wt_opnd_is_ctl(o)) b->ctl_rd |= 1u << (o - WT_OPND_CTL);
     return src_index(o);
@@ -86,7 +86,7 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
                     break;
                 }
                 d.dst = (uint8_t)o;
-                int g = wsim__gate_of(o);
+                int g = wsim_gate_of(o);
                 if (g >= 0) {
                     b->out_mask |= (uint8_t)(1u << g);
                     b->out_n[g]++;
@@ -117,11 +117,11 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
         }
         if (d.kind == WT_K_COMM) {
             agent = 1;
-            if (wt_op_marker((wt_op)d.op) != WT_MARK_DATA && wsim__gate_of(d.dst) < 0)
+            if (wt_op_marker((wt_op)d.op) != WT_MARK_DATA && wsim_gate_of(d.dst) < 0)
                 b->bad = WSIM_BAD_MARKER_DEST;
             if (d.op == WT_OP_CREQ || d.op == WT_OP_EVWAIT) {
                 /* Whether they block is decided before the bundle dequeues anything. */
-                if (wsim__gate_of(sl->opnd[1]) >= 0 || wsim__gate_of(sl->opnd[2]) >= 0)
+                if (wsim_gate_of(sl->opnd[1]) >= 0 || wsim_gate_of(sl->opnd[2]) >= 0)
                     b->bad = WSIM_BAD_CREQ_GATES;
                 b->wait_op = (uint8_t)(b->nops + 1);
                 waits++;
@@ -449,7 +449,7 @@ static __attribute__((noinline)) void land_other(wsim *s, wsim_cell *c, uint64_t
         char why[200];
         int k = (int)(c - s->cells);
         if (wca_ctl_write(s->comm, k, (wt_ctl)(d - WT_OPND_CTL), w->val, t, why, sizeof why) != 0)
-            wsim__fault(s, k, w->pc, "%s", why);
+            wsim_fault(s, k, w->pc, "%s", why);
     }
 }
 
@@ -468,7 +468,7 @@ static void host_pair(wsim *s, uint64_t t)
             if (addr == 0xFFFFFFFFu) continue;
             if ((addr & 3) || s->host_size < 4 || addr > s->host_size - 4) {
                 int cell = q < WT_Q_XR ? 0 : s->ncells - 1;
-                wsim__fault(s, cell, pc, "host store to address 0x%x %s (host memory is %u bytes)",
+                wsim_fault(s, cell, pc, "host store to address 0x%x %s (host memory is %u bytes)",
                             addr, (addr & 3) ? "is misaligned" : "is outside host memory", s->host_size);
                 return;
             }
@@ -477,7 +477,7 @@ static void host_pair(wsim *s, uint64_t t)
     }
 }
 
-uint64_t wsim__horizon(const wsim *s)
+uint64_t wsim_horizon(const wsim *s)
 {
     uint64_t h = s->comm ? wca_horizon(s->comm) : 0;
     return h > s->horizon ? h : s->horizon;
@@ -502,7 +502,7 @@ static void begin_clock(wsim *s)
             break;
         }
     }
-    if (s->status == WSIM_RUNNING && s->nhalted == s->ncells && wsim__horizon(s) <= t && !s->agent_progress)
+    if (s->status == WSIM_RUNNING && s->nhalted == s->ncells && wsim_horizon(s) <= t && !s->agent_progress)
         s->status = WSIM_DONE;
 }
 
@@ -538,9 +538,9 @@ static __attribute__((noinline, cold)) void fault_unbound(wsim *s, int k, uint32
 {
     const char *name = wt_opnd_name(g < WT_NQUEUES ? WT_OPND_GATE + g : WT_OPND_PGATE + g - WT_NQUEUES);
     if (g < WT_NQUEUES)
-        wsim__fault(s, k, pc, "%s gate %s is connected to no channel", input ? "input" : "output", name);
+        wsim_fault(s, k, pc, "%s gate %s is connected to no channel", input ? "input" : "output", name);
     else
-        wsim__fault(s, k, pc, "%s gate %s is bound to no channel (write %%%s%u first)", input ? "input" : "output",
+        wsim_fault(s, k, pc, "%s gate %s is bound to no channel (write %%%s%u first)", input ? "input" : "output",
                     name, input ? "gi" : "go", g - WT_NQUEUES);
 }
 
@@ -551,7 +551,7 @@ static __attribute__((noinline)) int comm_op(wsim *s, int k, uint32_t pc, unsign
 {
     char why[200];
     if (wca_op(s->comm, k, (wt_op)op, A, B, t, v, why, sizeof why) == 0) return 0;
-    wsim__fault(s, k, pc, "%s", why);
+    wsim_fault(s, k, pc, "%s", why);
     return -1;
 }
 
@@ -561,7 +561,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     wsim_cell *c = &s->cells[k];
     uint32_t pc = c->pc;
     if (pc >= s->ncode) {
-        wsim__fault(s, k, pc, "pc outside the program (%u bundles)", s->ncode);
+        wsim_fault(s, k, pc, "pc outside the program (%u bundles)", s->ncode);
         return 0;
     }
     const wsim_bundle *b = &c->code[pc];
@@ -574,7 +574,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             [WSIM_BAD_NO_AGENT] = "iWarp's communication agent (@g0, @g1, control registers, creq ...) is not "
                                   "on the Warp model: compile with -mcpu=iwarp",
         };
-        wsim__fault(s, k, pc, "%s", why[b->bad]);
+        wsim_fault(s, k, pc, "%s", why[b->bad]);
         return 0;
     }
 
@@ -694,7 +694,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
         case WT_K_LOAD:
             addr = A + B;
             if ((addr & 3) || addr > s->model->data_mem_bytes - 4) {
-                wsim__fault(s, k, pc, "load from data address 0x%x %s (data memory is %u bytes)", addr,
+                wsim_fault(s, k, pc, "load from data address 0x%x %s (data memory is %u bytes)", addr,
                             (addr & 3) ? "is misaligned" : "is outside data memory",
                             s->model->data_mem_bytes);
                 goto op_fault;
@@ -710,7 +710,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
         case WT_K_STORE:
             addr = A + B;
             if ((addr & 3) || addr > s->model->data_mem_bytes - 4) {
-                wsim__fault(s, k, pc, "store to data address 0x%x %s (data memory is %u bytes)", addr,
+                wsim_fault(s, k, pc, "store to data address 0x%x %s (data memory is %u bytes)", addr,
                             (addr & 3) ? "is misaligned" : "is outside data memory",
                             s->model->data_mem_bytes);
                 goto op_fault;
@@ -732,7 +732,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             break;
         case WT_K_CALL:
             if (c->rsp >= s->model->ret_stack_depth) {
-                wsim__fault(s, k, pc, "return stack overflow (depth %u)", s->model->ret_stack_depth);
+                wsim_fault(s, k, pc, "return stack overflow (depth %u)", s->model->ret_stack_depth);
                 goto op_fault;
             }
             c->rstack[c->rsp++] = pc + 1;
@@ -740,7 +740,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             continue;
         case WT_K_RET:
             if (c->rsp == 0) {
-                wsim__fault(s, k, pc, "return stack underflow (ret with no call)");
+                wsim_fault(s, k, pc, "return stack underflow (ret with no call)");
                 goto op_fault;
             }
             next = c->rstack[--c->rsp];
@@ -752,7 +752,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             if (comm_op(s, k, pc, o->op, A, B, t, &v) != 0) goto op_fault;
             break;
         default:
-            wsim__fault(s, k, pc, "undefined opcode or operand");
+            wsim_fault(s, k, pc, "undefined opcode or operand");
             goto op_fault;
         }
     write:
@@ -782,8 +782,8 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
         s->nhalted++;
     } else if (next >= s->ncode) {
         /* Blamed on the bundle that goes there: its source line is the one to fix. */
-        if (next == pc + 1) wsim__fault(s, k, pc, "runs past the end of the program (%u bundles)", s->ncode);
-        else wsim__fault(s, k, pc, "jump to bundle %u, outside the program (%u bundles)", next, s->ncode);
+        if (next == pc + 1) wsim_fault(s, k, pc, "runs past the end of the program (%u bundles)", s->ncode);
+        else wsim_fault(s, k, pc, "jump to bundle %u, outside the program (%u bundles)", next, s->ncode);
     } else {
         c->state = WSIM_CELL_RUNNING;
         c->pc = next;
@@ -791,7 +791,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     return 1;
 
 div_zero:
-    wsim__fault(s, k, pc, "integer division by zero (%s)", wt_ops[b->ops[i].op].name);
+    wsim_fault(s, k, pc, "integer division by zero (%s)", wt_ops[b->ops[i].op].name);
 op_fault:
     /* The operations before the faulting one and itself were issued, counted in the
      * whole bundle, whose order the cell's copy keeps. */
@@ -806,7 +806,7 @@ op_fault:
 
 stall:
     if (s->prog.flow_controlled) {
-        wsim__flow_bug(s, k, pc, t);
+        wsim_flow_bug(s, k, pc, t);
         return 0;
     }
     c->stall_queue++;
@@ -824,8 +824,8 @@ static void issue_clock(wsim *s)
         issued |= issue(s, k, t);
         if (s->status != WSIM_RUNNING) return;
     }
-    if (!issued && !s->agent_progress && wsim__horizon(s) <= t && s->nhalted < s->ncells) {
-        wsim__deadlock(s);
+    if (!issued && !s->agent_progress && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
+        wsim_deadlock(s);
         return;
     }
     s->cycle = t + 1;
@@ -877,8 +877,8 @@ static void warp_clock(wsim *s)
             if (cells[k].wheel_n[slot]) land(s, &cells[k], t, slot);
         return;
     }
-    if (!issued && wsim__horizon(s) <= t && s->nhalted < s->ncells) {
-        wsim__deadlock(s);
+    if (!issued && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
+        wsim_deadlock(s);
         return;
     }
     s->cycle = t + 1;

@@ -167,30 +167,30 @@ struct wsim {
 };
 
 /* Operations of unit class uc the cell issued. */
-static inline uint64_t wsim__class_ops(const wsim_cell *c, unsigned uc)
+static inline uint64_t wsim_class_ops(const wsim_cell *c, unsigned uc)
 {
     if (uc == WT_UC_NONE) return c->class_ops[uc];
     return c->class_ops[uc] + ((c->class_lanes >> (WSIM_LANE_BITS * (uc - 1))) & ((1u << WSIM_LANE_BITS) - 1));
 }
 
 /* sim_report.c: the fault and deadlock messages. */
-void wsim__fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
+void wsim_fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-void wsim__deadlock(wsim *s);
+void wsim_deadlock(wsim *s);
 /* A flow-controlled cell found a queue empty or full: stops the run (WSIM_FLOW_BUG). */
-void wsim__flow_bug(wsim *s, int cell, uint32_t pc, uint64_t t);
+void wsim_flow_bug(wsim *s, int cell, uint32_t pc, uint64_t t);
 /* The latest clock anything scheduled happens, the agents' included. */
-uint64_t wsim__horizon(const wsim *s);
+uint64_t wsim_horizon(const wsim *s);
 /* The gate an operand code names (0..5), or -1. */
-static inline int wsim__gate_of(unsigned o)
+static inline int wsim_gate_of(unsigned o)
 {
     if (wt_opnd_is_gate(o)) return (int)(o - WT_OPND_GATE);
     if (wt_opnd_is_pgate(o)) return (int)(o - WT_OPND_PGATE) + WT_NQUEUES;
     return -1;
 }
 /* Why a cell's next bundle cannot issue at clock t; "" if it can. */
-void wsim__wait_reason(const wsim *s, int cell, uint64_t t, char *buf, size_t size);
+void wsim_wait_reason(const wsim *s, int cell, uint64_t t, char *buf, size_t size);
 /* "FILE:LINE" of a program address through the program's callback; NULL if unknown. */
-const char *wsim__where(const wsim *s, uint32_t pc, char *buf, size_t size);
+const char *wsim_where(const wsim *s, uint32_t pc, char *buf, size_t size);
 
 #endif

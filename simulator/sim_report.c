@@ -8,7 +8,7 @@
 
 #include "warp_support.h"
 
-const char *wsim__where(const wsim *s, uint32_t pc, char *buf, size_t size)
+const char *wsim_where(const wsim *s, uint32_t pc, char *buf, size_t size)
 {
     if (!s->prog.where) return NULL;
     return s->prog.where(s->prog.where_ctx, pc, buf, size);
@@ -18,12 +18,12 @@ const char *wsim__where(const wsim *s, uint32_t pc, char *buf, size_t size)
 static void pc_text(const wsim *s, uint32_t pc, char *buf, size_t size)
 {
     char w[256];
-    const char *where = wsim__where(s, pc, w, sizeof w);
+    const char *where = wsim_where(s, pc, w, sizeof w);
     if (where && *where) snprintf(buf, size, "pc %u (%s)", pc, where);
     else snprintf(buf, size, "pc %u", pc);
 }
 
-void wsim__fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
+void wsim_fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
 {
     char what[256], at[300];
     va_list ap;
@@ -40,11 +40,11 @@ void wsim__fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
     s->cells[cell].state = WSIM_CELL_FAULTED;
 }
 
-void wsim__flow_bug(wsim *s, int k, uint32_t pc, uint64_t t)
+void wsim_flow_bug(wsim *s, int k, uint32_t pc, uint64_t t)
 {
     char at[300], why[160];
     pc_text(s, pc, at, sizeof at);
-    wsim__wait_reason(s, k, t, why, sizeof why);
+    wsim_wait_reason(s, k, t, why, sizeof why);
     ws_buf b = {0};
     ws_buf_printf(&b, "compiler bug: cell %d (cid %d): %s: at clock %llu it %s, but the compiler timed the cells "
                   "(skew %d) so that no cell ever waits for a queue",
@@ -71,7 +71,7 @@ void wsim_print_stats(const wsim *s, FILE *out)
                 (unsigned long long)c->stall_queue, (unsigned long long)c->stall_unit);
         for (int uc = WT_UC_FA; uc < WT_NUCLASSES; uc++)
             fprintf(out, ", %s %.1f%%", wt_unit_class_name((wt_unit_class)uc),
-                    percent(wsim__class_ops(c, uc), s->cycle * wt_class_slots((wt_unit_class)uc)));
+                    percent(wsim_class_ops(c, uc), s->cycle * wt_class_slots((wt_unit_class)uc)));
         fputc('\n', out);
     }
     if (s->comm) wca_print_stats(s->comm, out, s->cycle);
@@ -151,7 +151,7 @@ void wsim_cell_wait(const wsim *s, int cell, char *buf, size_t size)
 {
     if (size) buf[0] = 0;
     if (!cell_at(s, cell) || size == 0) return;
-    wsim__wait_reason(s, cell, s->cycle, buf, size);
+    wsim_wait_reason(s, cell, s->cycle, buf, size);
     /* The report's words for a cell that waits for nothing (it could issue), or
      * has stopped: not a wait. */
     if (!strcmp(buf, "cannot issue") || !strncmp(buf, "has ", 4)) buf[0] = 0;

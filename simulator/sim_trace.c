@@ -243,7 +243,7 @@ wsim_tracer *wsim_tracer_new(wsim *s, const wsim_pictures *p, char *err, size_t 
     tr->label = ws_xcalloc(s->ncode, sizeof *tr->label);
     for (uint32_t pc = 0; pc < s->ncode; pc++) {
         char buf[256];
-        const char *where = wsim__where(s, pc, buf, sizeof buf);
+        const char *where = wsim_where(s, pc, buf, sizeof buf);
         char own[32];
         if (!where) {
             snprintf(own, sizeof own, "bundle %u", pc);
@@ -503,7 +503,7 @@ static void write_heatmap(wsim_tracer *tr, FILE *f)
         const wsim_cell *c = &s->cells[k];
         uint64_t ops = 0, slots = 0;
         for (int uc = WT_UC_FA; uc < WT_NUCLASSES; uc++) {
-            ops += wsim__class_ops(c, (unsigned)uc);
+            ops += wsim_class_ops(c, (unsigned)uc);
             slots += wt_class_slots((wt_unit_class)uc);
         }
         double util = share(ops, s->cycle * slots), stalled = share(c->stall_queue + c->stall_unit, s->cycle);

@@ -647,13 +647,13 @@ static void node_head(const wsim *s, const wf_node *n, char *buf, size_t size)
     }
     const wsim_cell *c = &s->cells[n->cell];
     char w[256];
-    const char *where = wsim__where(s, c->pc, w, sizeof w);
+    const char *where = wsim_where(s, c->pc, w, sizeof w);
     if (c->state == WSIM_CELL_HALTED) snprintf(buf, size, "cell %d (cid %d)", n->cell, cid);
     else if (where && *where) snprintf(buf, size, "cell %d (cid %d): pc %u (%s)", n->cell, cid, c->pc, where);
     else snprintf(buf, size, "cell %d (cid %d): pc %u", n->cell, cid, c->pc);
 }
 
-void wsim__deadlock(wsim *s)
+void wsim_deadlock(wsim *s)
 {
     wf_graph G;
     build_graph(s, &G, 0);
@@ -692,7 +692,7 @@ void wsim__deadlock(wsim *s)
     s->status = WSIM_DEADLOCK;
 }
 
-void wsim__wait_reason(const wsim *s, int cell, uint64_t t, char *buf, size_t size)
+void wsim_wait_reason(const wsim *s, int cell, uint64_t t, char *buf, size_t size)
 {
     wf_graph G;
     memset(&G, 0, sizeof G);

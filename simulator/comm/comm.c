@@ -9,7 +9,7 @@
 
 #include "warp_support.h"
 
-const char *const wca__bus_names[WCA_NBUSES] = {"XRight", "YUp", "XLeft", "YDown"};
+const char *const wca_bus_names[WCA_NBUSES] = {"XRight", "YUp", "XLeft", "YDown"};
 
 static uint32_t pow2_at_least(uint32_t n)
 {
@@ -305,14 +305,14 @@ wca_queue *wca_feed_queue(wca *a, int cell, unsigned q)
 
 /* ---- Words in and out of channels ----------------------------------------------------- */
 
-void wca__attend(wca *a, wca_lic *l)
+void wca_attend(wca *a, wca_lic *l)
 {
     if (l->attn) return;
     l->attn = 1;
     a->attn[a->n_attn++] = l->id;
 }
 
-void wca__bus_activate(wca *a, int bus)
+void wca_bus_activate(wca *a, int bus)
 {
     wca_bus *b = &a->buses[bus];
     if (b->in_list) return;
@@ -320,12 +320,12 @@ void wca__bus_activate(wca *a, int bus)
     a->active_bus[a->n_active_bus++] = bus;
 }
 
-void wca__want(wca *a, wca_loc *o)
+void wca_want(wca *a, wca_loc *o)
 {
     if (o->src < 0 || o->bus < 0 || a->lics[o->src].q.count == 0) return;
     int bus = o->cell * WCA_NBUSES + o->bus;
     a->buses[bus].want |= 1u << o->k;
-    wca__bus_activate(a, bus);
+    wca_bus_activate(a, bus);
 }
 
 /* A word is in l's queue: whoever takes from it may act. */
@@ -334,16 +334,16 @@ static void took_word(wca *a, wca_lic *l, uint8_t tag)
     l->words++;
     if (tag != WT_MARK_DATA) {
         l->nmarks++;
-        wca__attend(a, l);
+        wca_attend(a, l);
     }
     switch (l->cons) {
     case CONS_LOC: {
         wca_loc *o = &a->locs[l->loc];
-        if (o->src == l->id) wca__want(a, o);
+        if (o->src == l->id) wca_want(a, o);
         break;
     }
-    case CONS_SPOOL: wca__spool_activate(a, l->cell, (unsigned)l->spool); break;
-    case CONS_DISCARD: wca__attend(a, l); break;
+    case CONS_SPOOL: wca_spool_activate(a, l->cell, (unsigned)l->spool); break;
+    case CONS_DISCARD: wca_attend(a, l); break;
     default: break;
     }
 }
@@ -362,10 +362,10 @@ static void dequeue_signal(wca *a, wca_lic *l, uint64_t t)
     wca_loc *o = &a->locs[l->up];
     uint64_t when = t + a->credit_lat;
     o->ret[(o->ret_head + o->ret_n++) & o->ret_mask] = when;
-    wca__note(a, when);
+    wca_note(a, when);
 }
 
-wca_qword wca__pop(wca *a, wca_lic *l, uint64_t t)
+wca_qword wca_pop(wca *a, wca_lic *l, uint64_t t)
 {
     wca_qword w = wca_queue_take(&l->q, t);
     dequeue_signal(a, l, t);
@@ -380,11 +380,11 @@ void wca_dequeued(wca *a, int cell, unsigned gate, wca_queue *q, uint8_t tag, ui
     tag &= WCA_TAG_KIND;
     if (tag != WT_MARK_DATA) l->nmarks--;
     if (gate >= WT_NQUEUES) a->cells[cell].gate_tag[gate - WT_NQUEUES] = tag;
-    if (l->in_spool >= 0) wca__spool_activate(a, cell, (unsigned)l->in_spool);
+    if (l->in_spool >= 0) wca_spool_activate(a, cell, (unsigned)l->in_spool);
 }
 
 /* A pathway's end marker has crossed: its channel returns to the free set. */
-void wca__close_loc(wca *a, wca_loc *o)
+void wca_close_loc(wca *a, wca_loc *o)
 {
     if (o->src >= 0) {
         wca_lic *l = &a->lics[o->src];
@@ -420,7 +420,7 @@ static void absorb_credits(wca_loc *o, uint64_t t)
 
 static void transfer(wca *a, wca_bus *b, wca_loc *o, wca_lic *l, uint64_t t)
 {
-    wca_qword w = wca__pop(a, l, t);
+    wca_qword w = wca_pop(a, l, t);
     uint8_t tag = w.tag & WCA_TAG_KIND;
     uint64_t arrive = t + a->link;
     /* Statistics: from the moment the word could have gone to now, first the clocks
@@ -449,9 +449,9 @@ static void transfer(wca *a, wca_bus *b, wca_loc *o, wca_lic *l, uint64_t t)
     o->words++;
     b->words++;
     b->busy += a->bus_clocks;
-    wca__note(a, arrive > b->busy_until ? arrive : b->busy_until);
+    wca_note(a, arrive > b->busy_until ? arrive : b->busy_until);
     a->progress = 1;
-    if (tag == WT_MARK_PEND && !o->pinned) wca__close_loc(a, o);
+    if (tag == WT_MARK_PEND && !o->pinned) wca_close_loc(a, o);
     else if (l->q.count == 0) b->want &= ~(1u << o->k);
 }
 
@@ -497,8 +497,8 @@ static int bus_step(wca *a, wca_bus *b, uint64_t t)
 int wca_step(wca *a, uint64_t t)
 {
     a->progress = 0;
-    if (a->n_joins) wca__joins_step(a, t);
-    if (a->n_attn) wca__attention_step(a, t);
+    if (a->n_joins) wca_joins_step(a, t);
+    if (a->n_attn) wca_attention_step(a, t);
     for (int i = 0; i < a->n_active_bus;) {
         wca_bus *b = &a->buses[a->active_bus[i]];
         if (bus_step(a, b, t)) {
@@ -508,7 +508,7 @@ int wca_step(wca *a, uint64_t t)
             a->active_bus[i] = a->active_bus[--a->n_active_bus];
         }
     }
-    if (a->n_active_spool) wca__spool_step(a, t);
+    if (a->n_active_spool) wca_spool_step(a, t);
     return a->progress;
 }
 
@@ -523,14 +523,14 @@ void wca_lic_name(const wca *a, int g, char *buf, size_t size)
 {
     const wca_lic *l = &a->lics[g];
     if (l->bus < 0) snprintf(buf, size, "local %u", lic_local(a, g));
-    else snprintf(buf, size, "in %s.%u", wca__bus_names[l->bus], l->k);
+    else snprintf(buf, size, "in %s.%u", wca_bus_names[l->bus], l->k);
 }
 
 void wca_loc_name(const wca *a, int g, char *buf, size_t size)
 {
     const wca_loc *o = &a->locs[g];
     if (o->bus < 0) snprintf(buf, size, "out %u (no bus)", lic_local(a, g));
-    else snprintf(buf, size, "out %s.%u", wca__bus_names[o->bus], o->k);
+    else snprintf(buf, size, "out %s.%u", wca_bus_names[o->bus], o->k);
 }
 
 unsigned wca_lic_words(const wca *a, int cell, int n, uint32_t *words, uint8_t *tags, unsigned max)
@@ -574,7 +574,7 @@ void wca_print_stats(const wca *a, FILE *out, uint64_t cycles)
         for (unsigned d = 0; d < WCA_NBUSES; d++) {
             const wca_bus *b = &a->buses[k * WCA_NBUSES + d];
             if (!b->words && !b->blocked) continue;
-            fprintf(out, "bus cell %d %s: words %llu, busy %llu (%.1f%%), blocked %llu\n", k, wca__bus_names[d],
+            fprintf(out, "bus cell %d %s: words %llu, busy %llu (%.1f%%), blocked %llu\n", k, wca_bus_names[d],
                     (unsigned long long)b->words, (unsigned long long)b->busy, percent(b->busy, cycles),
                     (unsigned long long)b->blocked);
         }

@@ -137,7 +137,7 @@ struct wca {
     int progress;           /* set by anything that changes state within a step */
 };
 
-static inline void wca__note(wca *a, uint64_t when)
+static inline void wca_note(wca *a, uint64_t when)
 {
     if (when > a->horizon) a->horizon = when;
 }
@@ -152,26 +152,26 @@ static inline wca_lic *lic_of(const wca *a, const wca_queue *q)
 }
 
 /* comm.c */
-void wca__bus_activate(wca *a, int bus);
-void wca__want(wca *a, wca_loc *loc);                /* its feeder may have words */
+void wca_bus_activate(wca *a, int bus);
+void wca_want(wca *a, wca_loc *loc);                /* its feeder may have words */
 /* Takes the head word of an input channel at t (any reader): the dequeue signal,
  * the marker count. */
-wca_qword wca__pop(wca *a, wca_lic *l, uint64_t t);
-void wca__attend(wca *a, wca_lic *l);
-void wca__close_loc(wca *a, wca_loc *o);
+wca_qword wca_pop(wca *a, wca_lic *l, uint64_t t);
+void wca_attend(wca *a, wca_lic *l);
+void wca_close_loc(wca *a, wca_loc *o);
 
 /* pathway.c */
-void wca__attention_step(wca *a, uint64_t t);
-void wca__joins_step(wca *a, uint64_t t);
-void wca__post(wca *a, int cell, unsigned kind, unsigned lic, uint32_t data);
-int wca__free_loc(const wca *a, int cell, unsigned bus, unsigned pool);
+void wca_attention_step(wca *a, uint64_t t);
+void wca_joins_step(wca *a, uint64_t t);
+void wca_post(wca *a, int cell, unsigned kind, unsigned lic, uint32_t data);
+int wca_free_loc(const wca *a, int cell, unsigned bus, unsigned pool);
 
 /* spool.c */
-void wca__spool_step(wca *a, uint64_t t);
-uint32_t wca__spool_read(const wca *a, int cell, wt_ctl reg);
-int wca__spool_write(wca *a, int cell, wt_ctl reg, uint32_t v, uint64_t t, char *err, size_t errlen);
-void wca__spool_activate(wca *a, int cell, unsigned s);
+void wca_spool_step(wca *a, uint64_t t);
+uint32_t wca_spool_read(const wca *a, int cell, wt_ctl reg);
+int wca_spool_write(wca *a, int cell, wt_ctl reg, uint32_t v, uint64_t t, char *err, size_t errlen);
+void wca_spool_activate(wca *a, int cell, unsigned s);
 
-extern const char *const wca__bus_names[WCA_NBUSES];
+extern const char *const wca_bus_names[WCA_NBUSES];
 
 #endif

@@ -26,7 +26,7 @@
 #define ROUTE_ACTION(w) (((w) >> 12) & 7u)
 #define ROUTE_POOL(w) (((w) >> 15) & 1u)
 
-void wca__post(wca *a, int cell, unsigned kind, unsigned lic, uint32_t data)
+void wca_post(wca *a, int cell, unsigned kind, unsigned lic, uint32_t data)
 {
     wca_cell *c = &a->cells[cell];
     if (!(c->ev_mask & (1u << kind))) return;
@@ -49,7 +49,7 @@ static int cam_match(const wca_cell *c, uint32_t word)
 }
 
 /* The lowest free output channel of a pool on a bus, or -1. */
-int wca__free_loc(const wca *a, int cell, unsigned bus, unsigned pool)
+int wca_free_loc(const wca *a, int cell, unsigned bus, unsigned pool)
 {
     for (unsigned k = 0; k < a->per_bus; k++) {
         const wca_loc *o = &a->locs[(size_t)cell * a->nchan + bus * a->per_bus + k];
@@ -64,13 +64,13 @@ static void link_to(wca *a, wca_lic *l, wca_loc *o, int owner)
     l->loc = (int32_t)(o - a->locs);
     o->src = o->home = l->id;
     o->owner = owner;
-    wca__want(a, o);
+    wca_want(a, o);
 }
 
 /* The pathway cannot go on from this cell: report it and drop it up to its end. */
 static void unroutable(wca *a, wca_lic *l, uint32_t word)
 {
-    wca__post(a, l->cell, WCA_EV_ROUTE, lic_local(a, l->id), word);
+    wca_post(a, l->cell, WCA_EV_ROUTE, lic_local(a, l->id), word);
     l->cons = CONS_DISCARD;
     a->progress = 1;
 }
@@ -94,13 +94,13 @@ static void route(wca *a, wca_lic *l, uint64_t at, uint64_t t)
         unsigned action = ROUTE_ACTION(word);
         if (action == 0) {
             /* The destination: the computation agent learns of the new pathway. */
-            wca__pop(a, l, t);
-            wca__post(a, l->cell, WT_MARK_PBEGIN, lic_local(a, l->id), word);
+            wca_pop(a, l, t);
+            wca_post(a, l->cell, WT_MARK_PBEGIN, lic_local(a, l->id), word);
             a->progress = 1;
             return;
         }
         if (action > WCA_NBUSES) {
-            wca__pop(a, l, t);
+            wca_pop(a, l, t);
             unroutable(a, l, word);
             return;
         }
@@ -114,7 +114,7 @@ static void route(wca *a, wca_lic *l, uint64_t at, uint64_t t)
     } else {
         if (l->bus < 0) {
             /* A local channel has no straight on: its pathway starts with creq. */
-            wca__pop(a, l, t);
+            wca_pop(a, l, t);
             unroutable(a, l, word);
             return;
         }
@@ -124,11 +124,11 @@ static void route(wca *a, wca_lic *l, uint64_t at, uint64_t t)
     }
     if (c->neighbour[out] < 0) {
         /* Past the end of a linear array (sec. 6.1.4: report, discard). */
-        wca__pop(a, l, t);
+        wca_pop(a, l, t);
         unroutable(a, l, word);
         return;
     }
-    int g = wca__free_loc(a, l->cell, out, pool);
+    int g = wca_free_loc(a, l->cell, out, pool);
     if (g < 0) {
         /* No channel free that way: wait, retrying every clock (sec. 6.1.4). */
         l->waiting = 1;
@@ -139,7 +139,7 @@ static void route(wca *a, wca_lic *l, uint64_t at, uint64_t t)
     l->waiting = 0;
     int owner = owner_of(a, l);
     if (corner) {
-        wca__pop(a, l, t);
+        wca_pop(a, l, t);
         h = &l->q.ring[l->q.head];
         if ((h->tag & WCA_TAG_KIND) == WT_MARK_DATA) l->nmarks++;
         h->tag = WT_MARK_PBEGIN;
@@ -147,7 +147,7 @@ static void route(wca *a, wca_lic *l, uint64_t at, uint64_t t)
     h->tag |= WCA_TAG_SEEN;
     if (ready < t) ready = t;
     l->hold = ready;
-    wca__note(a, ready);
+    wca_note(a, ready);
     link_to(a, l, &a->locs[g], owner);
     a->progress = 1;
 }
@@ -163,7 +163,7 @@ static void attend(wca *a, wca_lic *l, uint64_t t)
     if (l->cons == CONS_DISCARD) {
         /* Drop what has arrived, up to and with the end marker. */
         while (l->q.count && l->q.ring[l->q.head].arrival <= t) {
-            wca_qword w = wca__pop(a, l, t);
+            wca_qword w = wca_pop(a, l, t);
             a->progress = 1;
             if ((w.tag & WCA_TAG_KIND) == WT_MARK_PEND) {
                 l->cons = CONS_NONE;
@@ -181,20 +181,20 @@ static void attend(wca *a, wca_lic *l, uint64_t t)
             h->tag |= WCA_TAG_SEEN;
             l->cons = CONS_NONE;
             o->src = o->home;
-            wca__want(a, o);
-            wca__post(a, l->cell, WT_MARK_MBEGIN, n, h->word);
+            wca_want(a, o);
+            wca_post(a, l->cell, WT_MARK_MBEGIN, n, h->word);
             a->progress = 1;
             return;
         }
         if (joint && tag == WT_MARK_PEND) {
             /* The incoming pathway ends here; the outgoing one is this cell's. */
-            wca__pop(a, l, t);
+            wca_pop(a, l, t);
             l->cons = CONS_NONE;
             l->loc = -1;
             l->joint = -1;
             o->src = o->home;
-            wca__want(a, o);
-            wca__post(a, l->cell, WT_MARK_PEND, n, 0);
+            wca_want(a, o);
+            wca_post(a, l->cell, WT_MARK_PEND, n, 0);
             a->progress = 1;
             return;
         }
@@ -202,7 +202,7 @@ static void attend(wca *a, wca_lic *l, uint64_t t)
         if (joint && tag == WT_MARK_MBEGIN) {
             /* Forwarded by the agent: a message header costs what a pathway header does. */
             l->hold = h->arrival + a->route_clocks;
-            wca__note(a, l->hold);
+            wca_note(a, l->hold);
         }
         a->progress = 1;
         return;
@@ -213,16 +213,16 @@ static void attend(wca *a, wca_lic *l, uint64_t t)
             route(a, l, h->arrival, t);
         } else {
             uint32_t word = h->word;
-            wca__pop(a, l, t);
-            wca__post(a, l->cell, WT_MARK_PBEGIN, n, word);
+            wca_pop(a, l, t);
+            wca_post(a, l->cell, WT_MARK_PBEGIN, n, word);
             a->progress = 1;
         }
         break;
     case WT_MARK_PEND: {
-        wca__pop(a, l, t);
+        wca_pop(a, l, t);
         if (l->pinned) {
             /* A systolic channel is not a pathway's: it stays. */
-            wca__post(a, l->cell, WT_MARK_PEND, n, 0);
+            wca_post(a, l->cell, WT_MARK_PEND, n, 0);
             a->progress = 1;
             break;
         }
@@ -233,20 +233,20 @@ static void attend(wca *a, wca_lic *l, uint64_t t)
         }
         if (l->cons != CONS_SPOOL) l->cons = CONS_NONE;
         l->joint = -1;
-        wca__post(a, l->cell, WT_MARK_PEND, n, 0);
+        wca_post(a, l->cell, WT_MARK_PEND, n, 0);
         a->progress = 1;
         break;
     }
     default:
         /* Message begin and end, application markers: the reader learns of them. */
         h->tag |= WCA_TAG_SEEN;
-        wca__post(a, l->cell, tag, n, h->word);
+        wca_post(a, l->cell, tag, n, h->word);
         a->progress = 1;
         break;
     }
 }
 
-void wca__attention_step(wca *a, uint64_t t)
+void wca_attention_step(wca *a, uint64_t t)
 {
     for (int i = 0; i < a->n_attn;) {
         wca_lic *l = &a->lics[a->attn[i]];
@@ -262,7 +262,7 @@ void wca__attention_step(wca *a, uint64_t t)
 
 /* A join takes effect join_clocks after issue, once the words already queued for the
  * output channel have left (a message is never reordered). */
-void wca__joins_step(wca *a, uint64_t t)
+void wca_joins_step(wca *a, uint64_t t)
 {
     for (int i = 0; i < a->n_joins;) {
         wca_loc *o = &a->locs[a->joins[i]];
@@ -285,9 +285,9 @@ void wca__joins_step(wca *a, uint64_t t)
              * again by the joint's CAM now. */
             wca_qword *h = &l->q.ring[l->q.head];
             if ((h->tag & WCA_TAG_KIND) == WT_MARK_MBEGIN) h->tag = WT_MARK_MBEGIN;
-            if (h->tag != WT_MARK_DATA) wca__attend(a, l);
+            if (h->tag != WT_MARK_DATA) wca_attend(a, l);
         }
-        wca__want(a, o);
+        wca_want(a, o);
         a->progress = 1;
         a->joins[i] = a->joins[--a->n_joins];
     }
@@ -311,7 +311,7 @@ int wca_op_ready(const wca *a, int cell, wt_op op, uint32_t A, uint32_t B, uint6
     switch (op) {
     case WT_OP_CREQ:
         if (A >= WCA_NBUSES || B > 1) return 1; /* wca_op faults */
-        return wca__free_loc(a, cell, A, B) >= 0 && free_local_lic(a, cell) >= 0;
+        return wca_free_loc(a, cell, A, B) >= 0 && free_local_lic(a, cell) >= 0;
     case WT_OP_EVWAIT: return a->cells[cell].ev_n > 0;
     default: return 1;
     }
@@ -322,9 +322,9 @@ void wca_op_wait(const wca *a, int cell, wt_op op, uint32_t A, uint32_t B, char 
     if (op == WT_OP_EVWAIT) {
         snprintf(buf, size, "waits for an event (none waiting)");
     } else if (op == WT_OP_CREQ && A < WCA_NBUSES && B <= 1) {
-        if (wca__free_loc(a, cell, A, B) < 0)
+        if (wca_free_loc(a, cell, A, B) < 0)
             snprintf(buf, size, "waits for a free %s channel on bus %s", B ? "open" : "reservation",
-                     wca__bus_names[A]);
+                     wca_bus_names[A]);
         else
             snprintf(buf, size, "waits for a free local channel");
     } else {
@@ -345,10 +345,10 @@ int wca_op(wca *a, int cell, wt_op op, uint32_t A, uint32_t B, uint64_t t, uint3
             return -1;
         }
         if (c->neighbour[A] < 0) {
-            snprintf(err, errlen, "creq: bus %s leads out of the array", wca__bus_names[A]);
+            snprintf(err, errlen, "creq: bus %s leads out of the array", wca_bus_names[A]);
             return -1;
         }
-        int g = wca__free_loc(a, cell, A, B), n = free_local_lic(a, cell);
+        int g = wca_free_loc(a, cell, A, B), n = free_local_lic(a, cell);
         wca_lic *l = lic_at(a, cell, (unsigned)n);
         link_to(a, l, &a->locs[g], cell);
         *result = (uint32_t)n | lic_local(a, g) << 8;
@@ -379,7 +379,7 @@ int wca_op(wca *a, int cell, wt_op op, uint32_t A, uint32_t B, uint64_t t, uint3
         }
         o->join_lic = l->id;
         o->join_at = t + wt_ops[WT_OP_JOIN].latency[a->model->id];
-        wca__note(a, o->join_at);
+        wca_note(a, o->join_at);
         int listed = 0;
         for (int i = 0; i < a->n_joins; i++) listed |= a->joins[i] == (int)(o - a->locs);
         if (!listed) a->joins[a->n_joins++] = (int)(o - a->locs);
@@ -422,7 +422,7 @@ uint32_t wca_ctl_read(const wca *a, int cell, wt_ctl reg)
     case WT_CTL_EVDATA: return c->ev_data;
     default:
         if (reg >= WT_CTL_CAM0 && reg <= WT_CTL_CAM7) return c->cam[reg - WT_CTL_CAM0];
-        return wca__spool_read(a, cell, reg);
+        return wca_spool_read(a, cell, reg);
     }
 }
 
@@ -435,7 +435,7 @@ static int bind_input(wca *a, int cell, unsigned gate, uint32_t v, char *err, si
             wca_lic *l = lic_of(a, old);
             l->cons = CONS_NONE;
             l->gate = -1;
-            if (l->nmarks) wca__attend(a, l);
+            if (l->nmarks) wca_attend(a, l);
             c->gate_in[gate] = NULL;
         }
         return 0;
@@ -455,12 +455,12 @@ static int bind_input(wca *a, int cell, unsigned gate, uint32_t v, char *err, si
         wca_lic *o = lic_of(a, old);
         o->cons = CONS_NONE;
         o->gate = -1;
-        if (o->nmarks) wca__attend(a, o);
+        if (o->nmarks) wca_attend(a, o);
     }
     l->cons = CONS_GATE;
     l->gate = (int8_t)gate;
     c->gate_in[gate] = &l->q;
-    if (l->nmarks) wca__attend(a, l);
+    if (l->nmarks) wca_attend(a, l);
     return 0;
 }
 
@@ -516,6 +516,6 @@ int wca_ctl_write(wca *a, int cell, wt_ctl reg, uint32_t v, uint64_t t, char *er
             c->cam[reg - WT_CTL_CAM0] = v;
             return 0;
         }
-        return wca__spool_write(a, cell, reg, v, t, err, errlen);
+        return wca_spool_write(a, cell, reg, v, t, err, errlen);
     }
 }

@@ -21,7 +21,7 @@
 
 enum { STOP_PROGRAM, STOP_COUNT, STOP_MARKER, STOP_LIMIT };
 
-void wca__spool_activate(wca *a, int cell, unsigned s)
+void wca_spool_activate(wca *a, int cell, unsigned s)
 {
     wca_spool *p = &a->cells[cell].spool[s];
     if (!p->active || p->in_list) return;
@@ -41,10 +41,10 @@ static void stop(wca *a, int cell, unsigned s, unsigned reason)
     } else if (l->cons == CONS_SPOOL && l->spool == (int8_t)s) {
         l->cons = CONS_NONE;
         l->spool = -1;
-        if (l->nmarks) wca__attend(a, l);
+        if (l->nmarks) wca_attend(a, l);
     }
     a->progress = 1;
-    if (reason != STOP_PROGRAM) wca__post(a, cell, WCA_EV_SPOOL, lic_local(a, p->lic), s | reason << 8);
+    if (reason != STOP_PROGRAM) wca_post(a, cell, WCA_EV_SPOOL, lic_local(a, p->lic), s | reason << 8);
 }
 
 static inline void store32(uint8_t *m, uint32_t v)
@@ -81,7 +81,7 @@ static int spool_move(wca *a, int cell, unsigned s, uint64_t t)
         l->q.used++;
         /* Read from memory this clock, in the queue the next: one clock a word. */
         wca_queue_put(&l->q, load32(c->mem + p->addr), WT_MARK_DATA, t + 1);
-        wca__note(a, t + 1);
+        wca_note(a, t + 1);
         l->words++;
         wca_pushed(a, &l->q, t);
     } else {
@@ -89,7 +89,7 @@ static int spool_move(wca *a, int cell, unsigned s, uint64_t t)
         const wca_qword *h = &l->q.ring[l->q.head];
         if (h->arrival > t || l->hold > t || (h->tag & WT_MARK_AGENT)) return 0;
         if (p->stop_at_end && (h->tag & WCA_TAG_KIND) == WT_MARK_MEND) {
-            wca__pop(a, l, t);
+            wca_pop(a, l, t);
             stop(a, cell, s, STOP_MARKER);
             return 1;
         }
@@ -97,12 +97,12 @@ static int spool_move(wca *a, int cell, unsigned s, uint64_t t)
             stop(a, cell, s, STOP_LIMIT);
             return 0;
         }
-        wca_qword w = wca__pop(a, l, t);
+        wca_qword w = wca_pop(a, l, t);
         store32(c->mem + p->addr, w.word);
     }
     p->addr += 4;
     p->next_ok = t + a->bus_clocks;
-    wca__note(a, p->next_ok);
+    wca_note(a, p->next_ok);
     a->progress = 1;
     if (p->count && --p->count == 0) stop(a, cell, s, STOP_COUNT);
     return 1;
@@ -111,7 +111,7 @@ static int spool_move(wca *a, int cell, unsigned s, uint64_t t)
 /* Each cell with a running spool, once a clock: out spools first, so that in follow
  * mode they see what their partner stored up to t-1; the cell's memory budget goes
  * round-robin from the spool after the one served first last time. */
-void wca__spool_step(wca *a, uint64_t t)
+void wca_spool_step(wca *a, uint64_t t)
 {
     for (int i = 0; i < a->n_active_spool; i++) {
         int cell = a->active_spool[i] / 8;
@@ -142,7 +142,7 @@ void wca__spool_step(wca *a, uint64_t t)
     }
 }
 
-uint32_t wca__spool_read(const wca *a, int cell, wt_ctl reg)
+uint32_t wca_spool_read(const wca *a, int cell, wt_ctl reg)
 {
     const wca_cell *c = &a->cells[cell];
     const wca_spool *p = &c->spool[c->spool_sel];
@@ -158,7 +158,7 @@ uint32_t wca__spool_read(const wca *a, int cell, wt_ctl reg)
     }
 }
 
-int wca__spool_write(wca *a, int cell, wt_ctl reg, uint32_t v, uint64_t t, char *err, size_t errlen)
+int wca_spool_write(wca *a, int cell, wt_ctl reg, uint32_t v, uint64_t t, char *err, size_t errlen)
 {
     wca_cell *c = &a->cells[cell];
     wca_spool *p = &c->spool[c->spool_sel];
@@ -226,7 +226,7 @@ int wca__spool_write(wca *a, int cell, wt_ctl reg, uint32_t v, uint64_t t, char 
     p->reason = 0;
     p->lic = l->id;
     p->next_ok = 0;
-    wca__spool_activate(a, cell, c->spool_sel);
+    wca_spool_activate(a, cell, c->spool_sel);
     a->progress = 1;
     return 0;
 }
