@@ -230,6 +230,39 @@ int wb_modulo_schedule(const wb_mgraph *g, int max_ii, wb_msched *out);
 int wb_modulo_schedule_from(const wb_mgraph *g, int min_ii, int max_ii, wb_msched *out);
 void wb_msched_free(wb_msched *s);
 
+/* ---- memdep.c: memory dependences from affine forms of addresses ------------ */
+
+/* t*step + c + sum(k_i * v_i) (+ sym): t the iteration, v_i registers that hold
+ * one value through the loop. */
+enum { WB_AFF_TERMS = 6 };
+typedef struct wb_aff {
+    int64_t t, c;
+    const char *sym;
+    int nterm;
+    struct { int v; int64_t k; } term[WB_AFF_TERMS];
+} wb_aff;
+
+void wb_aff_const(wb_aff *a, int64_t c);
+int wb_aff_term(wb_aff *a, int v, int64_t k);                      /* += k*v; 0 if too many terms */
+int wb_aff_add(wb_aff *r, const wb_aff *a, const wb_aff *b, int64_t kb);   /* r = a + kb*b; 0 if not affine */
+int wb_aff_scale(wb_aff *a, int64_t k);
+int wb_aff_equal(const wb_aff *a, const wb_aff *b, int64_t sign);  /* a == sign*b (symbols aside) */
+
+typedef enum wb_dep_kind {
+    WB_DEP_NONE,      /* the two never touch one word */
+    WB_DEP_AT,        /* b of iteration t + dist touches a's word of iteration t */
+    WB_DEP_CHECK,     /* they meet only if |diff| < N*|step| (N the trip count): checked on entry */
+    WB_DEP_UNKNOWN
+} wb_dep_kind;
+typedef struct wb_dep {
+    wb_dep_kind kind;
+    int dist;
+    int64_t step;     /* WB_DEP_CHECK: the address step an iteration */
+    wb_aff diff;      /* WB_DEP_CHECK: a's address less b's (no t, no symbol) */
+} wb_dep;
+/* How the accesses at a (iteration t) and b relate. */
+wb_dep wb_mem_dependence(const wb_aff *a, const wb_aff *b);
+
 /* ---- swp.c: software pipelining of innermost loops ------------------------- */
 
 typedef struct wb_swp_options {

@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_BODY = 160, MAX_UNROLL = 16, MAX_II = 64, MAX_DIST = 8 };
+enum { MAX_BODY = 160, MAX_UNROLL = 16, MAX_II = 64, MAX_DIST = 8, MAX_CHECKS = 4, MAX_MEMNOTES = 4 };
 
 typedef struct bop {
     wb_ins in;            /* sources: body values, invariants, gates */
@@ -52,6 +52,8 @@ typedef struct bop {
     int time;             /* issue clock of iteration 0 */
     int mop;
     int reload_for;       /* a reload of a spilled invariant: the op it feeds, else -1 */
+    int has_addr;         /* a load or store whose address has an affine form: */
+    wb_aff addr;
 } bop;
 
 typedef struct alias { int v, dist; } alias;
@@ -90,6 +92,10 @@ typedef struct loop {
     int32_t n;
     int spilled;          /* invariants kept in the frame and reloaded before each use */
     int remat;            /* literals put back into the operations */
+    wb_dep check[MAX_CHECKS];   /* address differences checked on entry (WB_DEP_CHECK) */
+    int ncheck;
+    char memnote[MAX_MEMNOTES][96];   /* memory edges that bound RecMII, for the report */
+    int nmemnote;
 } loop;
 
 static int is_body_value(const loop *L, wb_opnd o) { return wb_is_vreg(o) && (int)o.v < L->nv && L->def[o.v] >= 0; }
@@ -246,6 +252,96 @@ static int read_exit_test(loop *L)
     return fail(L, "not a counted loop (no induction variable stepped by a power of two against a loop-invariant bound)");
 }
 
+/* ---- Addresses ------------------------------------------------------------------- */
+
+/* The affine form (memdep.c) of value o read `dist` iterations back: literals,
+ * symbols, invariants, induction variables, and their sums, differences and
+ * products by constants. An induction variable x = x' + K holds, in iteration t,
+ * init + K*(t+1); read one back, init + K*t (init: the register that holds x
+ * before the loop). A value of an earlier iteration other than an induction
+ * variable read at most one back is no form: before the loop it was whatever
+ * the entry gave it. 0 if o has no form. */
+static int aff_of(const loop *L, wb_opnd o, int dist, wb_aff *a, int depth)
+{
+    if (o.kind == WB_O_IMM) {
+        if (o.isfloat) return 0;
+        wb_aff_const(a, (int32_t)o.v);
+        return 1;
+    }
+    if (o.kind == WB_O_REG && o.v == WT_OPND_R0) {
+        wb_aff_const(a, 0);
+        return 1;
+    }
+    if (o.kind == WB_O_SYM) {
+        wb_aff_const(a, o.addend);
+        a->sym = o.sym;
+        return 1;
+    }
+    if (!wb_is_vreg(o)) return 0;
+    if (!is_body_value(L, o)) {
+        wb_aff_const(a, 0);
+        return wb_aff_term(a, (int)o.v, 1);
+    }
+    int32_t step;
+    if (iv_step(L, (int)o.v, &step)) {
+        if (dist > 1 || INIT(L, o.v, 1) <= 0) return 0;
+        wb_aff_const(a, (int64_t)step * (1 - dist));
+        a->t = step;
+        return wb_aff_term(a, INIT(L, o.v, 1), 1);
+    }
+    if (dist > 0 || depth == 0) return 0;
+    const bop *d = &L->op[L->def[o.v]];
+    wb_aff x, y;
+    switch (d->in.op) {
+    case WT_OP_IADD:
+    case WT_OP_LEA:
+    case WT_OP_ISUB:
+        if (!aff_of(L, d->in.s[0], dist + d->dist[0], &x, depth - 1) ||
+            !aff_of(L, d->in.s[1], dist + d->dist[1], &y, depth - 1))
+            return 0;
+        return wb_aff_add(a, &x, &y, d->in.op == WT_OP_ISUB ? -1 : 1);
+    case WT_OP_SHL:
+    case WT_OP_IMUL:
+        for (int k = 0; k < 2; k++) {
+            wb_opnd c = d->in.s[1 - k];
+            if (c.kind != WB_O_IMM || c.isfloat || (d->in.op == WT_OP_SHL && (k != 0 || c.v > 30))) continue;
+            if (!aff_of(L, d->in.s[k], dist + d->dist[k], a, depth - 1)) return 0;
+            return wb_aff_scale(a, d->in.op == WT_OP_SHL ? (int64_t)1 << c.v : (int64_t)(int32_t)c.v);
+        }
+        return 0;
+    case WB_COPY:
+        return aff_of(L, d->in.s[0], dist + d->dist[0], a, depth - 1);
+    default:
+        return 0;
+    }
+}
+
+/* Every load's and store's address as a form, read before the body is rewritten
+ * (strength reduction makes new induction variables, literals move to
+ * registers: the forms stay those of the values). */
+static void address_forms(loop *L)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        if (x->in.op != WT_OP_LD && x->in.op != WT_OP_ST) continue;
+        wb_aff a, b;
+        x->has_addr = aff_of(L, x->in.s[0], x->dist[0], &a, 12) && aff_of(L, x->in.s[1], x->dist[1], &b, 12) &&
+                      wb_aff_add(&x->addr, &a, &b, 1);
+    }
+}
+
+/* A difference of addresses to check on entry; 0 if there is no room for it. */
+static int add_check(loop *L, const wb_dep *d)
+{
+    for (int i = 0; i < L->ncheck; i++)
+        if ((L->check[i].step == d->step || L->check[i].step == -d->step) &&
+            (wb_aff_equal(&L->check[i].diff, &d->diff, 1) || wb_aff_equal(&L->check[i].diff, &d->diff, -1)))
+            return 1;
+    if (L->ncheck == MAX_CHECKS) return 0;
+    L->check[L->ncheck++] = *d;
+    return 1;
+}
+
 /* ---- Rewriting the body ------------------------------------------------------------ */
 
 static wb_ins mk(int op, wb_opnd d, wb_opnd a, wb_opnd b)
@@ -385,6 +481,7 @@ static unsigned side_reads(unsigned reads, int side) { return reads & (side ? 0x
 typedef struct gbuild {
     wb_mgraph g;
     int cap;
+    int (*mem)[2];        /* per edge: the load and store (op indices) of a memory edge, else -1 */
 } gbuild;
 
 static void edge(gbuild *b, int from, int to, int lat, int dist)
@@ -393,67 +490,27 @@ static void edge(gbuild *b, int from, int to, int lat, int dist)
     if (b->g.ne == b->cap) {
         b->cap = b->cap ? 2 * b->cap : 64;
         b->g.edge = ws_xrealloc(b->g.edge, sizeof *b->g.edge * (size_t)b->cap);
+        b->mem = ws_xrealloc(b->mem, sizeof *b->mem * (size_t)b->cap);
     }
+    b->mem[b->g.ne][0] = b->mem[b->g.ne][1] = -1;
     b->g.edge[b->g.ne++] = (wb_medge){from, to, lat, dist};
+}
+
+static void mem_edge(gbuild *b, int from, int to, int lat, int dist, int op_from, int op_to)
+{
+    int ne = b->g.ne;
+    edge(b, from, to, lat, dist);
+    if (b->g.ne > ne) {
+        b->mem[ne][0] = op_from;
+        b->mem[ne][1] = op_to;
+    }
 }
 
 static int op_latency(const loop *L, const wb_ins *in) { return wb_latency(L->f, in->op); }
 
-/* The address of a load or store as IV(t - k) + offset: an induction variable of
- * the body (read k iterations back) plus a literal (sym + off) or one invariant
- * register (inv). 0 if it is not of that form. */
-typedef struct maddr {
-    int iv, k, inv;
-    int32_t step, off;
-    const char *sym;
-} maddr;
-
-static int mem_addr(const loop *L, const bop *x, maddr *m)
-{
-    for (int k = 0; k < 2; k++) {
-        wb_opnd a = x->in.s[k], o = x->in.s[1 - k];
-        memset(m, 0, sizeof *m);
-        if (!is_body_value(L, a) || is_body_value(L, o) || !iv_step(L, (int)a.v, &m->step) || m->step == 0) continue;
-        m->iv = (int)a.v;
-        m->k = x->dist[k];
-        if (wb_is_vreg(o))
-            for (int j = 0; j < L->nhz; j++)
-                if (L->hz[j].v == (int)o.v) o = L->hz[j].lit;
-        if (o.kind == WB_O_REG && o.v == WT_OPND_R0) return 1;
-        if (o.kind == WB_O_IMM) {
-            m->off = (int32_t)o.v;
-            return 1;
-        }
-        if (o.kind == WB_O_SYM) {
-            m->sym = o.sym;
-            m->off = o.addend;
-            return 1;
-        }
-        if (wb_is_vreg(o)) {
-            m->inv = (int)o.v;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* The iteration distance d at which a (iteration t) and b (iteration t + d) touch
- * the same word: 1 and d if they ever do, 0 if they never do, -1 if unknown. */
-static int mem_distance(const loop *L, const bop *x, const bop *y, int *d)
-{
-    maddr a, b;
-    if (!mem_addr(L, x, &a) || !mem_addr(L, y, &b) || a.iv != b.iv || a.inv != b.inv) return -1;
-    if ((a.sym == NULL) != (b.sym == NULL) || (a.sym && strcmp(a.sym, b.sym) != 0)) return -1;
-    /* step*(t - ka) + off_a = step*(t + d - kb) + off_b */
-    int64_t num = (int64_t)a.off - b.off;
-    if (num % a.step != 0) return 0;
-    *d = (int)(num / a.step) + b.k - a.k;
-    return 1;
-}
-
 /* Ordering of two operations a before b (program order) of one iteration, and of
  * b before a of the next. */
-static void order_pair(const loop *L, gbuild *B, const bop *x, const bop *y)
+static void order_pair(loop *L, gbuild *B, const bop *x, const bop *y)
 {
     const wb_ins *a = &x->in, *b = &y->in;
     gate_use ga = gates_of(a), gb = gates_of(b);
@@ -485,17 +542,21 @@ static void order_pair(const loop *L, gbuild *B, const bop *x, const bop *y)
     if (ma && mb && (ma == 2 || mb == 2) && (a->memobj == 0 || b->memobj == 0 || a->memobj == b->memobj)) {
         int ab = ma == 2 && mb == 1 ? la : ma == 2 && mb == 2 ? 1 : 0;
         int ba = mb == 2 && ma == 1 ? lb : mb == 2 && ma == 2 ? 1 : 0;
-        /* Addresses stepped by one induction variable: only the iterations whose
-         * words coincide are ordered (c[i] loaded and stored again is no
-         * recurrence across iterations). */
-        int d, known = mem_distance(L, x, y, &d);
-        if (known > 0 && d >= 0) {
-            edge(B, na, nb, ab, d);
-        } else if (known > 0) {
-            edge(B, nb, na, ba, -d);
-        } else if (known < 0) {
-            edge(B, na, nb, ab, 0);
-            edge(B, nb, na, ba, 1);
+        /* Affine addresses: only the iterations whose words coincide are ordered
+         * (c[i] loaded and stored again is no recurrence across iterations);
+         * x[j] and x[j+h] are apart by h/step iterations, checked on entry to
+         * be more than the loop runs. */
+        wb_dep dep = {.kind = WB_DEP_UNKNOWN};
+        if (x->has_addr && y->has_addr) dep = wb_mem_dependence(&x->addr, &y->addr);
+        if (dep.kind == WB_DEP_CHECK && !add_check(L, &dep)) dep.kind = WB_DEP_UNKNOWN;
+        int ix = (int)(x - L->op), iy = (int)(y - L->op);
+        if (dep.kind == WB_DEP_AT && dep.dist >= 0) {
+            mem_edge(B, na, nb, ab, dep.dist, ix, iy);
+        } else if (dep.kind == WB_DEP_AT) {
+            mem_edge(B, nb, na, ba, -dep.dist, iy, ix);
+        } else if (dep.kind == WB_DEP_UNKNOWN) {
+            mem_edge(B, na, nb, ab, 0, ix, iy);
+            mem_edge(B, nb, na, ba, 1, iy, ix);
         }
     }
 }
@@ -608,6 +669,7 @@ static void build_graph(loop *L, gbuild *B)
 {
     free(B->g.node);
     free(B->g.edge);
+    free(B->mem);
     memset(B, 0, sizeof *B);
     int n = 0;
     for (int i = 0; i < L->nop; i++) {
@@ -1039,6 +1101,50 @@ static int preheader(const loop *L)
     return p;
 }
 
+/* A new vreg = op(a, b), appended to block b. */
+static int emit_val(wb_func *f, int block, int op, wb_opnd a, wb_opnd b)
+{
+    int v = wb_new_vreg(f, 0);
+    append(f, block, mk(op, wb_vreg(v), a, b));
+    return v;
+}
+
+/* v * k, by a shift where k is a power of two. */
+static int emit_times(wb_func *f, int block, wb_opnd v, int64_t k)
+{
+    uint64_t m = k < 0 ? (uint64_t)-k : (uint64_t)k;
+    int r = (m & (m - 1)) == 0 ? emit_val(f, block, WT_OP_SHL, v, wb_imm((uint32_t)__builtin_ctzll(m), 0))
+                               : emit_val(f, block, WT_OP_IMUL, v, wb_imm((uint32_t)m, 0));
+    return k < 0 ? emit_val(f, block, WT_OP_ISUB, wb_imm(0, 0), wb_vreg(r)) : r;
+}
+
+/* The entry's checks of address differences (WB_DEP_CHECK): the pipeline runs
+ * only if each |diff| >= N*|step|, so that the two accesses are more iterations
+ * apart than the loop runs. Returns the vreg that is nonzero to run the original
+ * loop instead: `small` or'ed with every failed check. */
+static int entry_checks(loop *L, int block, int N, int small)
+{
+    wb_func *f = L->f;
+    for (int i = 0; i < L->ncheck; i++) {
+        const wb_dep *c = &L->check[i];
+        int acc = emit_val(f, block, WB_COPY, wb_imm((uint32_t)c->diff.c, 0), (wb_opnd){0});
+        for (int k = 0; k < c->diff.nterm; k++) {
+            int t = c->diff.term[k].k == 1 ? (int)c->diff.term[k].v
+                                           : emit_times(f, block, wb_vreg(c->diff.term[k].v), c->diff.term[k].k);
+            acc = emit_val(f, block, WT_OP_IADD, wb_vreg(acc), wb_vreg(t));
+        }
+        int span = emit_times(f, block, wb_vreg(N), c->step < 0 ? -c->step : c->step);
+        /* diff - span < 0 and -diff - span < 0: the sign bit of their and */
+        int lo = emit_val(f, block, WT_OP_ISUB, wb_vreg(acc), wb_vreg(span));
+        int neg = emit_val(f, block, WT_OP_ISUB, wb_imm(0, 0), wb_vreg(acc));
+        int hi = emit_val(f, block, WT_OP_ISUB, wb_vreg(neg), wb_vreg(span));
+        int both = emit_val(f, block, WT_OP_AND, wb_vreg(lo), wb_vreg(hi));
+        int near = emit_val(f, block, WT_OP_ILT, wb_vreg(both), wb_imm(0, 0));
+        small = emit_val(f, block, WT_OP_OR, wb_vreg(small), wb_vreg(near));
+    }
+    return small;
+}
+
 static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_buf *info)
 {
     wb_func *f = L->f;
@@ -1093,6 +1199,7 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, w
         append(f, E, mk(WT_OP_IADD, wb_vreg(N), wb_vreg(diff), wb_imm((uint32_t)L->test_dist, 0)));
         append(f, E, mk(WT_OP_ILTU, wb_vreg(small), wb_vreg(N), wb_imm((uint32_t)nmin, 0)));
         append(f, E, mk(WT_OP_ISUB, wb_vreg(over), wb_vreg(N), wb_imm((uint32_t)(S - 1), 0)));
+        small = entry_checks(L, E, N, small);
     }
     if (L->const_n) {
     } else if (lg >= 0) {
@@ -1644,6 +1751,33 @@ static void info_tried(ws_buf *c, const char *tried)
  * the allocator's fragmentation, and what the driver takes back after a failure. */
 enum { SWP_REG_MARGIN = 4 };
 
+/* The memory edges that set RecMII: those without which it would be smaller
+ * (a load and a store that may touch one word, d iterations apart). */
+static void memory_bounds(loop *L, gbuild *B, int rec_mii)
+{
+    if (rec_mii <= 0) return;
+    for (int e = 0; e < B->g.ne && L->nmemnote < MAX_MEMNOTES; e++) {
+        if (B->mem[e][0] < 0) continue;
+        int lat = B->g.edge[e].lat;
+        B->g.edge[e].lat = -(1 << 20);
+        int without = wb_rec_mii(&B->g);
+        B->g.edge[e].lat = lat;
+        if (without >= rec_mii) continue;
+        const wb_ins *a = &L->op[B->mem[e][0]].in, *b = &L->op[B->mem[e][1]].in;
+        snprintf(L->memnote[L->nmemnote++], sizeof L->memnote[0], "%s (line %u) -> %s (line %u) at distance %d",
+                 wt_ops[a->op].name, a->line, wt_ops[b->op].name, b->line, B->g.edge[e].dist);
+    }
+}
+
+static void memory_notes(const loop *L, ws_buf *c)
+{
+    for (int i = 0; i < L->nmemnote; i++)
+        ws_buf_printf(c, "        ;*      Memory dependence bounding RecMII: %s\n", L->memnote[i]);
+    for (int i = 0; i < L->ncheck; i++)
+        ws_buf_printf(c, "        ;*      Checked on entry                 : two addresses %s N*%lld bytes apart "
+                      "(else the original loop runs)\n", "at least", (long long)(L->check[i].step < 0 ? -L->check[i].step : L->check[i].step));
+}
+
 static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
 {
     wb_live *live = wb_liveness(f);
@@ -1675,6 +1809,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
                     break;
                 }
         }
+        address_forms(&L);
         strength_reduce(&L);
         mark_live(&L, after);
         hoist_literals(&L);
@@ -1696,6 +1831,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
             rec_mii = ms.rec_mii;
             mii = ms.mii;
             res_bound = ms.res_bound;
+            memory_bounds(&L, &B, rec_mii);
         }
         for (const char *p = ms.tried.data; p && *p;) {
             const char *e = strchr(p, '\n');
@@ -1736,6 +1872,8 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
         ws_buf_puts(&tried, "fewer iterations in flight\n");
         ii_from = ms.ii + 1;
     }
+    /* the entry checks address differences: it computes N and may take the original loop */
+    if (ok && L.ncheck) L.const_n = 0;
     if (ok && L.const_n && L.n < ms.stages - 1 + unroll_factor(&L, ms.ii)) {
         snprintf(L.whybuf, sizeof L.whybuf, "it runs %d times, fewer than the pipeline needs (%d at II=%d)", L.n,
                  ms.stages - 1 + unroll_factor(&L, ms.ii), ms.ii);
@@ -1757,6 +1895,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
         else ws_buf_puts(&c, "        ;*      Known trip count                 : none (computed on entry)\n");
         ws_buf_printf(&c, "        ;*      Loop-carried dependence bound    : %d (RecMII)\n", rec_mii);
         ws_buf_printf(&c, "        ;*      Resource bound                   : %d (ResMII, %s)\n", res_mii, res_bound);
+        memory_notes(&L, &c);
         ws_buf_puts(&c, "        ;*      Resources                        :");
         for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4s", wt_unit_class_name((wt_unit_class)k));
         ws_buf_puts(&c, " gate\n        ;*        operations an iteration        :");
@@ -1784,13 +1923,15 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
             report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d, %d registers, %d spilled", ms.ii, mii, res_mii,
                    rec_mii, ms.stages, need, L.spilled);
         else
-            report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d", ms.ii, mii, res_mii, rec_mii, ms.stages);
+            report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d%s%s", ms.ii, mii, res_mii, rec_mii, ms.stages,
+                   L.nmemnote ? "; RecMII from memory: " : "", L.nmemnote ? L.memnote[0] : "");
         generate(&L, &ms, after, &c);
     } else {
         report(&L, "not pipelined: %s", L.why ? L.why : "?");
         if (mii) {
             ws_buf_printf(&c, "        ;*      Loop-carried dependence bound    : %d (RecMII)\n", rec_mii);
             ws_buf_printf(&c, "        ;*      Resource bound                   : %d (ResMII, %s)\n", res_mii, res_bound);
+            memory_notes(&L, &c);
             ws_buf_puts(&c, "        ;*      Searching for software pipeline schedule at ...\n");
             info_tried(&c, tried.data);
         }
@@ -1804,6 +1945,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
     wb_msched_free(&ms);
     free(B.g.node);
     free(B.g.edge);
+    free(B.mem);
     free(L.op);
     free(L.def);
     free(L.al);
