@@ -96,6 +96,8 @@ typedef struct loop {
     int ncheck;
     char memnote[MAX_MEMNOTES][96];   /* memory edges that bound RecMII, for the report */
     int nmemnote;
+    int unfused;          /* received words kept in registers, their users apart (unfuse_receives):
+                             the MII the shared bundles gave */
 } loop;
 
 static int is_body_value(const loop *L, wb_opnd o) { return wb_is_vreg(o) && (int)o.v < L->nv && L->def[o.v] >= 0; }
@@ -662,6 +664,44 @@ static void fuse_gate_reads(loop *L, const uint64_t *live_after)
         }
         free(fuse);
     }
+}
+
+/* Undoes the gate folding of a received word that a register keeps as well: its
+ * users, which read the gate in the receive's bundle, read the register instead,
+ * each an operation of its own. A shared bundle ties the receive to its latest
+ * user; when a user waits for a value of the previous iteration (b := c; b*2 +
+ * c) that tie is a recurrence the program does not have. Returns how many
+ * groups it split. */
+static int unfuse_receives(loop *L)
+{
+    int split = 0;
+    for (int i = 0; i < L->nop; i++) {
+        bop *r = &L->op[i];
+        if (!r->live || r->in.op != WB_COPY || !is_gate_read(r->in.s[0]) || !is_body_value(L, r->in.d)) continue;
+        int g = r->group, members = 0;
+        for (int j = 0; j < L->nop; j++) members += L->op[j].group == g && j != i;
+        if (!members) continue;
+        for (int j = 0; j < L->nop; j++) {
+            bop *x = &L->op[j];
+            if (x->group != g) continue;
+            x->group = j;
+            if (j == i) continue;
+            for (int k = 0; k < wb_nsrc(x->in.op); k++)
+                if (wb_opnd_eq(x->in.s[k], r->in.s[0])) {
+                    x->in.s[k] = r->in.d;
+                    x->dist[k] = 0;
+                }
+        }
+        split++;
+    }
+    return split;
+}
+
+static int graph_mii(const gbuild *B)
+{
+    const char *bound;
+    int res = wb_res_mii(&B->g, &bound), rec = wb_rec_mii(&B->g);
+    return rec > res ? rec : res;
 }
 
 /* The graph of the live operations: one node per op, or per group of fused users. */
@@ -1813,8 +1853,29 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
         strength_reduce(&L);
         mark_live(&L, after);
         hoist_literals(&L);
+        /* Received words read straight from their gates, unless a bundle shared
+         * with a user that waits for the previous iteration makes a recurrence:
+         * then, if that gives a smaller MII, the words land in registers. */
+        size_t bytes = sizeof *L.op * (size_t)L.nop;
+        bop *plain = ws_xcalloc((size_t)L.opcap, sizeof *plain);
+        memcpy(plain, L.op, bytes);
         fuse_gate_reads(&L, after);
         build_graph(&L, &B);
+        int fused_mii = B.g.n ? graph_mii(&B) : 0;
+        const char *bound;
+        if (B.g.n && wb_rec_mii(&B.g) > wb_res_mii(&B.g, &bound)) {
+            bop *fused = L.op;
+            L.op = plain;
+            plain = fused;
+            if (unfuse_receives(&L)) build_graph(&L, &B);
+            if (graph_mii(&B) >= fused_mii) {
+                memcpy(L.op, plain, bytes);
+                build_graph(&L, &B);
+            } else {
+                L.unfused = fused_mii;
+            }
+        }
+        free(plain);
         if (B.g.n == 0) ok = fail(&L, "the loop does nothing");
     }
     /* Schedule from MII up; where the schedule needs more registers than there
@@ -1896,6 +1957,9 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
         ws_buf_printf(&c, "        ;*      Loop-carried dependence bound    : %d (RecMII)\n", rec_mii);
         ws_buf_printf(&c, "        ;*      Resource bound                   : %d (ResMII, %s)\n", res_mii, res_bound);
         memory_notes(&L, &c);
+        if (L.unfused)
+            ws_buf_printf(&c, "        ;*      Received words                   : in registers, each user apart (read "
+                          "from the gate in one bundle: MII=%d)\n", L.unfused);
         ws_buf_puts(&c, "        ;*      Resources                        :");
         for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4s", wt_unit_class_name((wt_unit_class)k));
         ws_buf_puts(&c, " gate\n        ;*        operations an iteration        :");
@@ -1971,8 +2035,92 @@ static void disqualify(wb_func *f, const nloop *lp, const wb_swp_options *o, con
     ws_buf_free(&c);
 }
 
+/* Is in an operation that may run once more than the program asks, its result
+ * unused: computes a register from registers, no memory, gate, fault or effect? */
+static int harmless(const wb_ins *in)
+{
+    if (in->op != WB_COPY && (in->op >= WT_NOPS || wt_ops[in->op].kind != WT_K_PURE)) return 0;
+    if (!wb_has_dest(in->op) || !wb_is_vreg(in->d)) return 0;
+    for (int k = 0; k < wb_nsrc(in->op); k++)
+        if (in->s[k].kind == WB_O_REG && in->s[k].v != WT_OPND_R0 && !wb_is_vreg(in->s[k])) return 0;
+    return 1;
+}
+
+/* A loop that tests its exit in its header and goes back from a latch of its own
+ * (H: ...; if c goto exit; T: ...; goto H) is a loop of one block when T's
+ * operations run in H after the test: they are harmless, their results dead
+ * where the loop exits, so that running them once more on the way out changes
+ * nothing. T then only jumps to the exit, or dies. This is the shape of a loop
+ * whose if LLVM turned into selects sunk below the exit test (a counter that
+ * restarts), and of a self loop whose exit the layout put first (bnz exit; jmp
+ * head). */
+static void merge_latches(wb_func *f)
+{
+    wb_live *live = NULL;
+    int *preds = ws_xcalloc((size_t)f->nblocks + 1, sizeof *preds);
+    for (int id = 0; id < f->nblocks; id++) {
+        const wb_block *b = f->blocks[id];
+        if (b->fall >= 0) preds[b->fall]++;
+        if (b->term.op != WT_OP_NONE && b->term.target >= 0 && b->term.target < f->nblocks &&
+            (b->fall != b->term.target))
+            preds[b->term.target]++;
+    }
+    for (int h = 0; h < f->nblocks; h++) {
+        wb_block *H = f->blocks[h];
+        if ((H->term.op != WT_OP_BZ && H->term.op != WT_OP_BNZ) || H->fixed || H->fall < 0) continue;
+        int t = H->term.target, x = H->fall, t_is_fall = 0;
+        for (int side = 0; side < 2; side++) {
+            int cand = side ? H->fall : H->term.target, other = side ? H->term.target : H->fall;
+            const wb_block *T = f->blocks[cand];
+            int back = (T->term.op == WT_OP_JMP && T->term.target == h && T->fall < 0) ||
+                       (T->term.op == WT_OP_NONE && T->fall == h);
+            if (cand != h && other != h && other != cand && back && preds[cand] == 1 && !T->fixed) {
+                t = cand;
+                x = other;
+                t_is_fall = side;
+                break;
+            }
+            t = -1;
+        }
+        if (t < 0) continue;
+        wb_block *T = f->blocks[t];
+        int ok = T->nins <= 64;
+        for (int i = 0; i < T->nins && ok; i++) ok = harmless(&T->ins[i]);
+        if (!ok) continue;
+        if (!live) live = wb_liveness(f);
+        const uint64_t *exit_in = &live->in[(size_t)x * (size_t)live->words];
+        for (int i = 0; i < T->nins && ok; i++) {
+            const wb_ins *in = &T->ins[i];
+            ok = !wb_bit(exit_in, (int)in->d.v) && !wb_opnd_eq(in->d, H->term.s[0]);
+        }
+        if (!ok) continue;
+        for (int i = 0; i < T->nins; i++) {
+            wb_ins in = T->ins[i];
+            wb_append(f, h, &in);
+        }
+        H = f->blocks[h];
+        T = f->blocks[t];
+        T->nins = 0;
+        if (t_is_fall) {
+            /* H goes back to itself when it would have gone to T; T leads out */
+            H->term.op = H->term.op == WT_OP_BZ ? WT_OP_BNZ : WT_OP_BZ;
+            H->term.target = h;
+            T->term.op = WT_OP_JMP;
+            T->term.target = x;
+            T->fall = -1;
+        } else {
+            H->term.target = h;
+        }
+        wb_live_free(live);
+        live = NULL;
+    }
+    if (live) wb_live_free(live);
+    free(preds);
+}
+
 void wb_swp(wb_func *f, const wb_swp_options *o)
 {
+    merge_latches(f);
     nloop *loops;
     int nl = find_loops(f, &loops);
     int calls = has_call(f);
