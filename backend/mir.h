@@ -199,6 +199,8 @@ typedef struct wb_mnode {
     int gate_ops;              /* gate operations (iWarp: per clock at most gate_ops_per_clock) */
     int nlit;                  /* distinct literals its operations read (a bundle has two fields) */
     wb_opnd lit[2 * WB_MNODE_OPS];
+    int no_value;              /* writes no register (a store, a send, a host feed): issuing it later
+                                  only keeps its sources in their registers longer */
 } wb_mnode;
 
 /* issue(to) >= issue(from) + lat - II * dist */

@@ -311,6 +311,18 @@ static int aff_of(const loop *L, wb_opnd o, int dist, wb_aff *a, int depth)
             return wb_aff_scale(a, d->in.op == WT_OP_SHL ? (int64_t)1 << c.v : (int64_t)(int32_t)c.v);
         }
         return 0;
+    case WT_OP_OR: {
+        /* a | c with a a multiple of 2^m > c >= 0 is a + c (2*i + 1 written as an or) */
+        wb_opnd c = d->in.s[1];
+        if (c.kind != WB_O_IMM || c.isfloat || (int32_t)c.v < 0 ||
+            !aff_of(L, d->in.s[0], dist + d->dist[0], a, depth - 1) || a->sym)
+            return 0;
+        int64_t all = a->t | a->c;
+        for (int i = 0; i < a->nterm; i++) all |= a->term[i].k;
+        if (all == 0 || (all & -all) <= (int64_t)c.v) return 0;
+        a->c += (int32_t)c.v;
+        return 1;
+    }
     case WB_COPY:
         return aff_of(L, d->in.s[0], dist + d->dist[0], a, depth - 1);
     default:
@@ -378,7 +390,9 @@ static void strength_reduce(loop *L)
         /* a of iteration -1 = f(iv before the loop) - d*astep */
         int a = (int)x->in.d.v;
         int t = wb_new_vreg(L->f, 0);
-        add_einit(L, mk(x->in.op, wb_vreg(t), wb_vreg(INIT(L, iv, 1)), x->in.s[1 - k]));
+        /* iv may itself be one made here (a shift of a shift): its start is a vreg of the entry's */
+        int iv_before = INIT(L, iv, 1) > 0 ? INIT(L, iv, 1) : -INIT(L, iv, 1);
+        add_einit(L, mk(x->in.op, wb_vreg(t), wb_vreg(iv_before), x->in.s[1 - k]));
         int start = t;
         if (d) {
             start = wb_new_vreg(L->f, 0);
@@ -724,6 +738,8 @@ static void build_graph(loop *L, gbuild *B)
         bop *x = &L->op[i];
         if (!x->live) continue;
         wb_mnode *m = &B->g.node[x->node];
+        if (m->nops == 0) m->no_value = 1;
+        if (wb_has_dest(x->in.op) && wb_is_vreg(x->in.d)) m->no_value = 0;
         int op = x->in.op == WB_COPY ? WT_OP_MV : x->in.op;
         int alt = x->in.op == WB_COPY ? WT_OP_MOV : x->in.op == WT_OP_IADD ? WT_OP_LEA : WT_OP_NONE;
         m->op[m->nops] = op;
@@ -2046,9 +2062,9 @@ static int harmless(const wb_ins *in)
     return 1;
 }
 
-/* A loop that tests its exit in its header and goes back from a latch of its own
- * (H: ...; if c goto exit; T: ...; goto H) is a loop of one block when T's
- * operations run in H after the test: they are harmless, their results dead
+/* A loop that tests its exit in a block H and goes back from a latch of its own
+ * (H: ...; if c goto exit; T: ...; goto head) tests it at its end when T's
+ * operations run in H after the test (a loop of one block when H is the head): they are harmless, their results dead
  * where the loop exits, so that running them once more on the way out changes
  * nothing. T then only jumps to the exit, or dies. This is the shape of a loop
  * whose if LLVM turned into selects sunk below the exit test (a counter that
@@ -2068,13 +2084,14 @@ static void merge_latches(wb_func *f)
     for (int h = 0; h < f->nblocks; h++) {
         wb_block *H = f->blocks[h];
         if ((H->term.op != WT_OP_BZ && H->term.op != WT_OP_BNZ) || H->fixed || H->fall < 0) continue;
-        int t = H->term.target, x = H->fall, t_is_fall = 0;
+        int t = H->term.target, x = H->fall, t_is_fall = 0, back_to = -1;
         for (int side = 0; side < 2; side++) {
             int cand = side ? H->fall : H->term.target, other = side ? H->term.target : H->fall;
             const wb_block *T = f->blocks[cand];
-            int back = (T->term.op == WT_OP_JMP && T->term.target == h && T->fall < 0) ||
-                       (T->term.op == WT_OP_NONE && T->fall == h);
-            if (cand != h && other != h && other != cand && back && preds[cand] == 1 && !T->fixed) {
+            int to = T->term.op == WT_OP_JMP && T->fall < 0 ? T->term.target : T->term.op == WT_OP_NONE ? T->fall : -1;
+            if (to >= 0 && cand != h && other != h && other != cand && to != cand && to != other && preds[cand] == 1 &&
+                !T->fixed) {
+                back_to = to;
                 t = cand;
                 x = other;
                 t_is_fall = side;
@@ -2088,28 +2105,54 @@ static void merge_latches(wb_func *f)
         for (int i = 0; i < T->nins && ok; i++) ok = harmless(&T->ins[i]);
         if (!ok) continue;
         if (!live) live = wb_liveness(f);
+        /* A value the exit reads that T assigns (a phi's copy) is saved before
+         * T's operations and put back on the way out. */
         const uint64_t *exit_in = &live->in[(size_t)x * (size_t)live->words];
+        int keep[8], nkeep = 0;
         for (int i = 0; i < T->nins && ok; i++) {
             const wb_ins *in = &T->ins[i];
-            ok = !wb_bit(exit_in, (int)in->d.v) && !wb_opnd_eq(in->d, H->term.s[0]);
+            ok = !wb_opnd_eq(in->d, H->term.s[0]);
+            if (!ok || !wb_bit(exit_in, (int)in->d.v)) continue;
+            int seen = 0;
+            for (int k = 0; k < nkeep; k++) seen |= keep[k] == (int)in->d.v;
+            if (!seen && nkeep == 8) ok = 0;
+            else if (!seen) keep[nkeep++] = (int)in->d.v;
         }
         if (!ok) continue;
-        for (int i = 0; i < T->nins; i++) {
-            wb_ins in = T->ins[i];
+        int saved[8];
+        for (int k = 0; k < nkeep; k++) {
+            saved[k] = wb_new_vreg(f, 0);
+            wb_ins cp = {.op = WB_COPY, .d = wb_vreg(saved[k]), .s = {wb_vreg(keep[k])}, .target = -1,
+                         .line = H->term.line, .col = H->term.col};
+            wb_append(f, h, &cp);
+        }
+        for (int i = 0; i < f->blocks[t]->nins; i++) {
+            wb_ins in = f->blocks[t]->ins[i];
             wb_append(f, h, &in);
+        }
+        int out = t;   /* the block the way out goes through */
+        if (nkeep && !t_is_fall) {
+            out = new_block_before(f, x);
+            f->blocks[h]->fall = out;
+            f->blocks[out]->fall = x;
+        }
+        f->blocks[t]->nins = 0;   /* T's operations now run in H */
+        for (int k = 0; k < nkeep; k++) {
+            wb_ins cp = {.op = WB_COPY, .d = wb_vreg(keep[k]), .s = {wb_vreg(saved[k])}, .target = -1,
+                         .line = f->blocks[h]->term.line, .col = f->blocks[h]->term.col};
+            wb_append(f, out, &cp);
         }
         H = f->blocks[h];
         T = f->blocks[t];
-        T->nins = 0;
         if (t_is_fall) {
-            /* H goes back to itself when it would have gone to T; T leads out */
+            /* H goes where T went when it would have gone to T; T leads out */
             H->term.op = H->term.op == WT_OP_BZ ? WT_OP_BNZ : WT_OP_BZ;
-            H->term.target = h;
+            H->term.target = back_to;
             T->term.op = WT_OP_JMP;
             T->term.target = x;
             T->fall = -1;
         } else {
-            H->term.target = h;
+            H->term.target = back_to;
         }
         wb_live_free(live);
         live = NULL;
