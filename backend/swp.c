@@ -356,6 +356,65 @@ static int add_check(loop *L, const wb_dep *d)
     return 1;
 }
 
+static int constant_of(const loop *L, wb_opnd o, int32_t *val);
+
+/* Is value o never negative? The exit test's induction variable is not when it
+ * steps up to a constant bound from starts (every copy into it before the loop;
+ * a variable that several loops count with has several) that are constants
+ * between 0 and the bound. */
+static int never_negative(const loop *L, wb_opnd o)
+{
+    int32_t bound;
+    if (!wb_is_vreg(o) || (int)o.v != L->iv || L->iv_step <= 0 || !constant_of(L, L->bound, &bound) || bound < 0 ||
+        (int64_t)bound + L->iv_step > INT32_MAX)
+        return 0;
+    int ndefs = 0;
+    for (int id = 0; id < L->f->nblocks; id++) {
+        const wb_block *b = L->f->blocks[id];
+        if (id < L->nmember && L->member[id]) continue;
+        for (int i = 0; i < b->nins; i++) {
+            const wb_ins *in = &b->ins[i];
+            if (!wb_has_dest(in->op) || !wb_opnd_eq(in->d, wb_vreg(L->iv_init))) continue;
+            wb_opnd s = in->s[0];
+            int64_t c = s.kind == WB_O_REG && s.v == WT_OPND_R0 ? 0 : s.kind == WB_O_IMM && !s.isfloat ? (int32_t)s.v : -1;
+            if ((in->op != WB_COPY && in->op != WT_OP_MOV && in->op != WT_OP_MV) || c < 0 || c > bound) return 0;
+            ndefs++;
+        }
+    }
+    return ndefs > 0;
+}
+
+/* x mod 2^k as a signed remainder (LLVM's srem by a power of two: x - ((x +
+ * ((x >> 31) >>> (32 - k))) & -2^k)) is x & (2^k - 1) when x is never negative:
+ * the shifts, the add and the subtract go. A W2 int wraps, so LLVM does not
+ * know a loop counter stays positive; the pipeliner does. */
+static void simplify_remainders(loop *L)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *r = &L->op[i];
+        if (r->in.op != WT_OP_ISUB || !is_body_value(L, r->in.s[1]) || r->dist[1] != 0) continue;
+        wb_opnd x = r->in.s[0];
+        const bop *a = &L->op[L->def[r->in.s[1].v]];
+        if (a->in.op != WT_OP_AND || a->in.s[1].kind != WB_O_IMM || !is_body_value(L, a->in.s[0]) || a->dist[0])
+            continue;
+        uint32_t mask = -(uint32_t)a->in.s[1].v;   /* 2^k */
+        if (mask < 2 || (mask & (mask - 1))) continue;
+        const bop *ad = &L->op[L->def[a->in.s[0].v]];
+        if (ad->in.op != WT_OP_IADD || !wb_opnd_eq(ad->in.s[0], x) || ad->dist[0] != r->dist[0] ||
+            !is_body_value(L, ad->in.s[1]) || ad->dist[1])
+            continue;
+        const bop *sh = &L->op[L->def[ad->in.s[1].v]];
+        if (sh->in.op != WT_OP_SHR || !is_body_value(L, sh->in.s[0]) || sh->dist[0]) continue;
+        const bop *sg = &L->op[L->def[sh->in.s[0].v]];
+        if (sg->in.op != WT_OP_SRA || !wb_opnd_eq(sg->in.s[0], x) || sg->dist[0] != r->dist[0] ||
+            !never_negative(L, x))
+            continue;
+        r->in.op = WT_OP_AND;
+        r->in.s[1] = wb_imm(mask - 1, 0);
+        r->dist[1] = 0;
+    }
+}
+
 /* ---- Rewriting the body ------------------------------------------------------------ */
 
 static wb_ins mk(int op, wb_opnd d, wb_opnd a, wb_opnd b)
@@ -583,6 +642,41 @@ static int count_gate_ops(const wb_ins *in)
     int n = g.wcode >= 0 && wt_opnd_is_gate((unsigned)g.wcode);
     for (unsigned r = g.reads; r; r &= r - 1) n++;
     return n;
+}
+
+/* A send of a value whose one use it is: the operation that computes the value
+ * writes the gate itself, in the send's place in the list (so that the gate's
+ * writes keep their order), and the copy goes. If-conversion's selects of what
+ * to send (after gates.c, which does the same before) need it: a copy a send
+ * takes a crossbar move or an ALU slot. */
+static void fold_sends(loop *L, const uint64_t *live_after)
+{
+    for (int c = 0; c < L->nop; c++) {
+        bop *x = &L->op[c];
+        if (!x->live || x->in.op != WB_COPY || x->in.d.kind != WB_O_REG || !wt_opnd_is_gate(x->in.d.v) ||
+            !is_body_value(L, x->in.s[0]) || x->dist[0] != 0 || x->group != c)
+            continue;
+        int v = (int)x->in.s[0].v, d = L->def[v];
+        bop *y = &L->op[d];
+        if (d >= c || !y->live || y->group != d || y->in.op == WB_COPY || !wb_has_dest(y->in.op) ||
+            wt_ops[y->in.op].kind != WT_K_PURE || wb_bit(live_after, v))
+            continue;
+        int uses = 0;
+        for (int i = 0; i < L->nop; i++)
+            if (L->op[i].live)
+                for (int k = 0; k < wb_nsrc(L->op[i].in.op); k++) uses += wb_is_vreg(L->op[i].in.s[k]) && (int)L->op[i].in.s[k].v == v;
+        for (int u = 1; u < L->nv; u++)
+            if (L->al[u].v && resolve(L, u).v == v) uses += 2;
+        if (uses != 1) continue;
+        bop moved = *y;
+        moved.in.d = x->in.d;
+        moved.in.line = x->in.line;
+        moved.in.col = x->in.col;
+        moved.group = c;
+        *x = moved;
+        y->live = 0;
+        L->def[v] = -1;
+    }
 }
 
 /* Does op x read value v, only from this iteration? -1 if it does not read it. */
@@ -1865,10 +1959,12 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
                     break;
                 }
         }
+        simplify_remainders(&L);
         address_forms(&L);
         strength_reduce(&L);
         mark_live(&L, after);
         hoist_literals(&L);
+        fold_sends(&L, after);
         /* Received words read straight from their gates, unless a bundle shared
          * with a user that waits for the previous iteration makes a recurrence:
          * then, if that gives a smaller MII, the words land in registers. */
