@@ -28,12 +28,16 @@ void wb_aff_const(wb_aff *a, int64_t c)
     a->c = c;
 }
 
+/* Checked arithmetic: a form whose coefficients would leave int64 is no form. */
+static int mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+static int add(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
+
 int wb_aff_term(wb_aff *a, int v, int64_t k)
 {
     if (k == 0) return 1;
     for (int i = 0; i < a->nterm; i++)
         if (a->term[i].v == v) {
-            a->term[i].k += k;
+            if (!add(a->term[i].k, k, &a->term[i].k)) return 0;
             if (a->term[i].k == 0) a->term[i] = a->term[--a->nterm];
             return 1;
         }
@@ -46,14 +50,14 @@ int wb_aff_term(wb_aff *a, int v, int64_t k)
 int wb_aff_add(wb_aff *r, const wb_aff *a, const wb_aff *b, int64_t kb)
 {
     wb_aff x = *a;
+    int64_t p;
     if (b->sym) {
         if (kb != 1 || x.sym) return 0;   /* a sum of two symbols, or a symbol scaled: not an address */
         x.sym = b->sym;
     }
-    x.t += kb * b->t;
-    x.c += kb * b->c;
+    if (!mul(kb, b->t, &p) || !add(x.t, p, &x.t) || !mul(kb, b->c, &p) || !add(x.c, p, &x.c)) return 0;
     for (int i = 0; i < b->nterm; i++)
-        if (!wb_aff_term(&x, b->term[i].v, kb * b->term[i].k)) return 0;
+        if (!mul(kb, b->term[i].k, &p) || !wb_aff_term(&x, b->term[i].v, p)) return 0;
     *r = x;
     return 1;
 }
@@ -61,9 +65,9 @@ int wb_aff_add(wb_aff *r, const wb_aff *a, const wb_aff *b, int64_t kb)
 int wb_aff_scale(wb_aff *a, int64_t k)
 {
     if (a->sym && k != 1) return 0;
-    a->t *= k;
-    a->c *= k;
-    for (int i = 0; i < a->nterm; i++) a->term[i].k *= k;
+    if (!mul(a->t, k, &a->t) || !mul(a->c, k, &a->c)) return 0;
+    for (int i = 0; i < a->nterm; i++)
+        if (!mul(a->term[i].k, k, &a->term[i].k)) return 0;
     if (k == 0) a->nterm = 0;
     return 1;
 }
@@ -74,7 +78,7 @@ static int same_terms(const wb_aff *a, const wb_aff *b, int64_t sign)
     if (a->nterm != b->nterm) return 0;
     for (int i = 0; i < a->nterm; i++) {
         int found = 0;
-        for (int j = 0; j < b->nterm && !found; j++) found = a->term[i].v == b->term[j].v && a->term[i].k == sign * b->term[j].k;
+        for (int j = 0; j < b->nterm && !found; j++) found = a->term[i].v == b->term[j].v && b->term[j].k != INT64_MIN && a->term[i].k == sign * b->term[j].k;
         if (!found) return 0;
     }
     return 1;
@@ -82,7 +86,8 @@ static int same_terms(const wb_aff *a, const wb_aff *b, int64_t sign)
 
 int wb_aff_equal(const wb_aff *a, const wb_aff *b, int64_t sign)
 {
-    return a->c == sign * b->c && a->t == sign * b->t && same_terms(a, b, sign);
+    int64_t c, t;
+    return mul(sign, b->c, &c) && mul(sign, b->t, &t) && a->c == c && a->t == t && same_terms(a, b, sign);
 }
 
 wb_dep wb_mem_dependence(const wb_aff *a, const wb_aff *b)
@@ -94,9 +99,11 @@ wb_dep wb_mem_dependence(const wb_aff *a, const wb_aff *b)
     wb_aff diff = *a;
     diff.sym = NULL;
     diff.t = 0;
-    diff.c = a->c - b->c;
-    for (int i = 0; i < b->nterm; i++)
-        if (!wb_aff_term(&diff, b->term[i].v, -b->term[i].k)) return r;
+    if (__builtin_sub_overflow(a->c, b->c, &diff.c)) return r;
+    for (int i = 0; i < b->nterm; i++) {
+        int64_t k;
+        if (!mul(b->term[i].k, -1, &k) || !wb_aff_term(&diff, b->term[i].v, k)) return r;
+    }
     int64_t s = a->t;
     if (diff.nterm == 0) {
         if (s == 0) {

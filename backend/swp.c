@@ -1251,6 +1251,19 @@ static int preheader(const loop *L)
     return p;
 }
 
+/* Does any block outside the loop write register v? */
+static int written_before(const loop *L, int v)
+{
+    for (int id = 0; id < L->f->nblocks; id++) {
+        const wb_block *b = L->f->blocks[id];
+        if (id < L->nmember && L->member[id]) continue;
+        for (int i = 0; i < b->nins; i++)
+            if (wb_has_dest(b->ins[i].op) && wb_opnd_eq(b->ins[i].d, wb_vreg(v))) return 1;
+        if (b->term.op == WT_OP_DBNZ && wb_opnd_eq(b->term.s[0], wb_vreg(v))) return 1;
+    }
+    return 0;
+}
+
 /* A new vreg = op(a, b), appended to block b. */
 static int emit_val(wb_func *f, int block, int op, wb_opnd a, wb_opnd b)
 {
@@ -1363,7 +1376,11 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, w
         for (int j = 1; j <= MAX_DIST; j++) {
             if (!G.names[v] || !INIT(L, v, j)) continue;
             int from = INIT(L, v, j) > 0 ? INIT(L, v, j) : -INIT(L, v, j);
-            append(f, E2, mk(WB_COPY, wb_vreg(name_of(&G, v, -j)), wb_vreg(from), (wb_opnd){0}));
+            /* a register nothing before the loop writes (a value the first
+             * iteration assigns before it reads it, on every way through)
+             * enters as 0: its value is never used, but it is defined */
+            wb_opnd src = INIT(L, v, j) > 0 && !written_before(L, from) ? wb_imm(0, 0) : wb_vreg(from);
+            append(f, E2, mk(WB_COPY, wb_vreg(name_of(&G, v, -j)), src, (wb_opnd){0}));
         }
     for (int e = 0; e < 2; e++)
         for (int i = e ? 0 : e_from; i < f->blocks[e ? E2 : E]->nins; i++) {
@@ -2045,14 +2062,14 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
         ws_buf_puts(&tried, "fewer iterations in flight\n");
         ii_from = ms.ii + 1;
     }
-    /* the entry checks address differences: it computes N and may take the original loop */
-    if (ok && L.ncheck) L.const_n = 0;
     if (ok && L.const_n && L.n < ms.stages - 1 + unroll_factor(&L, ms.ii)) {
         snprintf(L.whybuf, sizeof L.whybuf, "it runs %d times, fewer than the pipeline needs (%d at II=%d)", L.n,
                  ms.stages - 1 + unroll_factor(&L, ms.ii), ms.ii);
         L.why = L.whybuf;
         ok = 0;
     }
+    /* the entry checks address differences: it computes N and may take the original loop */
+    if (ok && L.ncheck) L.const_n = 0;
     if (ok && o->disabled) {
         snprintf(L.whybuf, sizeof L.whybuf, "%s (II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d, %d registers)",
                  o->disabled, ms.ii, mii, res_mii, rec_mii, ms.stages, need);

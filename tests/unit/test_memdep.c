@@ -137,6 +137,14 @@ static void test_forms(void **state)
     /* terms cancel */
     assert_true(wb_aff_add(&r, &b, &b, -1));
     assert_int_equal(r.nterm, 0);
+    /* coefficients beyond int64 (a product of products by constants): no form */
+    wb_aff big;
+    wb_aff_const(&big, 3);
+    big.t = 4;
+    assert_true(wb_aff_scale(&big, (int64_t)1 << 40));
+    assert_false(wb_aff_scale(&big, (int64_t)1 << 40));
+    wb_aff_const(&big, INT64_MAX);
+    assert_false(wb_aff_add(&r, &big, &big, 1));
     /* too many registers */
     wb_aff m;
     wb_aff_const(&m, 0);
