@@ -220,7 +220,9 @@ APPS = [
     # them; the cells wait for their queues at run time instead.
     ("fft", 10, None, None, "FA", fft_bound(), 1, ["-fno-flow-control"]),
     ("conv2d", 1, conv2d_inputs, conv2d_ref, "FM", 9 * 1024, 1, []),
-    ("matmul", 1, matmul_inputs, matmul_ref, "FA", 32 * 32 * 31, 1, []),
+    # per product added: a load of b, a load and a store of the row; and the
+    # loads and stores of A, B in, the first row products, the row out
+    ("matmul", 1, matmul_inputs, matmul_ref, "MEM", 3 * 32 * 32 * 31 + 2 * 2048 + 2 * 1024 + 1024, 2, []),
     ("stencil", 10, stencil_inputs, stencil_ref, "FA", 3 * 1024, 1, []),
     # per cell of the table: two adds, a compare, a select for the cost, two
     # compares and two selects for the minimum
