@@ -203,6 +203,8 @@ typedef struct wb_mnode {
     int gate_ops;              /* gate operations (iWarp: per clock at most gate_ops_per_clock) */
     int nlit;                  /* distinct literals its operations read (a bundle has two fields) */
     wb_opnd lit[2 * WB_MNODE_OPS];
+    int no_value;              /* writes no register (a store, a send, a host feed): issuing it later
+                                  only keeps its sources in their registers longer */
 } wb_mnode;
 
 /* issue(to) >= issue(from) + lat - II * dist */
@@ -233,6 +235,39 @@ int wb_modulo_schedule(const wb_mgraph *g, int max_ii, wb_msched *out);
 /* The same, trying no II below min_ii (the MII figures are still the graph's). */
 int wb_modulo_schedule_from(const wb_mgraph *g, int min_ii, int max_ii, wb_msched *out);
 void wb_msched_free(wb_msched *s);
+
+/* ---- memdep.c: memory dependences from affine forms of addresses ------------ */
+
+/* t*step + c + sum(k_i * v_i) (+ sym): t the iteration, v_i registers that hold
+ * one value through the loop. */
+enum { WB_AFF_TERMS = 6 };
+typedef struct wb_aff {
+    int64_t t, c;
+    const char *sym;
+    int nterm;
+    struct { int v; int64_t k; } term[WB_AFF_TERMS];
+} wb_aff;
+
+void wb_aff_const(wb_aff *a, int64_t c);
+int wb_aff_term(wb_aff *a, int v, int64_t k);                      /* += k*v; 0 if too many terms */
+int wb_aff_add(wb_aff *r, const wb_aff *a, const wb_aff *b, int64_t kb);   /* r = a + kb*b; 0 if not affine */
+int wb_aff_scale(wb_aff *a, int64_t k);
+int wb_aff_equal(const wb_aff *a, const wb_aff *b, int64_t sign);  /* a == sign*b (symbols aside) */
+
+typedef enum wb_dep_kind {
+    WB_DEP_NONE,      /* the two never touch one word */
+    WB_DEP_AT,        /* b of iteration t + dist touches a's word of iteration t */
+    WB_DEP_CHECK,     /* they meet only if |diff| < N*|step| (N the trip count): checked on entry */
+    WB_DEP_UNKNOWN
+} wb_dep_kind;
+typedef struct wb_dep {
+    wb_dep_kind kind;
+    int dist;
+    int64_t step;     /* WB_DEP_CHECK: the address step an iteration */
+    wb_aff diff;      /* WB_DEP_CHECK: a's address less b's (no t, no symbol) */
+} wb_dep;
+/* How the accesses at a (iteration t) and b relate. */
+wb_dep wb_mem_dependence(const wb_aff *a, const wb_aff *b);
 
 /* ---- swp.c: software pipelining of innermost loops ------------------------- */
 

@@ -344,12 +344,15 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
         /* Placement is as early as it can be; a node whose readers all come
          * later moves to the latest clock it can take in the table, so that its
          * value holds a register as short a time as it can (from the latest node
-         * back, until nothing moves). */
+         * back, until nothing moves). A node that writes no register stays: a
+         * send moved later (its only successors the next iteration's sends, a
+         * cycle that may drift any distance) keeps what it sends in registers. */
         int *mop = ws_xcalloc(WB_MNODE_OPS, sizeof *mop);
         for (int changed = 1, rounds = 0; changed && rounds < n + 1; rounds++) {
             changed = 0;
             for (int k = n - 1; k >= 0; k--) {
                 int i = order[k], latest = -1, has_out = 0;
+                if (g->node[i].no_value) continue;
                 for (int e = 0; e < g->ne; e++) {
                     const wb_medge *x = &g->edge[e];
                     if (x->from != i || x->to == i) continue;

@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_BODY = 160, MAX_UNROLL = 16, MAX_II = 64, MAX_DIST = 8 };
+enum { MAX_BODY = 160, MAX_UNROLL = 16, MAX_II = 64, MAX_DIST = 8, MAX_CHECKS = 4, MAX_MEMNOTES = 4 };
 
 typedef struct bop {
     wb_ins in;            /* sources: body values, invariants, gates */
@@ -52,6 +52,8 @@ typedef struct bop {
     int time;             /* issue clock of iteration 0 */
     int mop;
     int reload_for;       /* a reload of a spilled invariant: the op it feeds, else -1 */
+    int has_addr;         /* a load or store whose address has an affine form: */
+    wb_aff addr;
 } bop;
 
 typedef struct alias { int v, dist; } alias;
@@ -90,6 +92,12 @@ typedef struct loop {
     int32_t n;
     int spilled;          /* invariants kept in the frame and reloaded before each use */
     int remat;            /* literals put back into the operations */
+    wb_dep check[MAX_CHECKS];   /* address differences checked on entry (WB_DEP_CHECK) */
+    int ncheck;
+    char memnote[MAX_MEMNOTES][96];   /* memory edges that bound RecMII, for the report */
+    int nmemnote;
+    int unfused;          /* received words kept in registers, their users apart (unfuse_receives):
+                             the MII the shared bundles gave */
 } loop;
 
 static int is_body_value(const loop *L, wb_opnd o) { return wb_is_vreg(o) && (int)o.v < L->nv && L->def[o.v] >= 0; }
@@ -246,6 +254,167 @@ static int read_exit_test(loop *L)
     return fail(L, "not a counted loop (no induction variable stepped by a power of two against a loop-invariant bound)");
 }
 
+/* ---- Addresses ------------------------------------------------------------------- */
+
+/* The affine form (memdep.c) of value o read `dist` iterations back: literals,
+ * symbols, invariants, induction variables, and their sums, differences and
+ * products by constants. An induction variable x = x' + K holds, in iteration t,
+ * init + K*(t+1); read one back, init + K*t (init: the register that holds x
+ * before the loop). A value of an earlier iteration other than an induction
+ * variable read at most one back is no form: before the loop it was whatever
+ * the entry gave it. 0 if o has no form. */
+static int aff_of(const loop *L, wb_opnd o, int dist, wb_aff *a, int depth)
+{
+    if (o.kind == WB_O_IMM) {
+        if (o.isfloat) return 0;
+        wb_aff_const(a, (int32_t)o.v);
+        return 1;
+    }
+    if (o.kind == WB_O_REG && o.v == WT_OPND_R0) {
+        wb_aff_const(a, 0);
+        return 1;
+    }
+    if (o.kind == WB_O_SYM) {
+        wb_aff_const(a, o.addend);
+        a->sym = o.sym;
+        return 1;
+    }
+    if (!wb_is_vreg(o)) return 0;
+    if (!is_body_value(L, o)) {
+        wb_aff_const(a, 0);
+        return wb_aff_term(a, (int)o.v, 1);
+    }
+    int32_t step;
+    if (iv_step(L, (int)o.v, &step)) {
+        if (dist > 1 || INIT(L, o.v, 1) <= 0) return 0;
+        wb_aff_const(a, (int64_t)step * (1 - dist));
+        a->t = step;
+        return wb_aff_term(a, INIT(L, o.v, 1), 1);
+    }
+    if (dist > 0 || depth == 0) return 0;
+    const bop *d = &L->op[L->def[o.v]];
+    wb_aff x, y;
+    switch (d->in.op) {
+    case WT_OP_IADD:
+    case WT_OP_LEA:
+    case WT_OP_ISUB:
+        if (!aff_of(L, d->in.s[0], dist + d->dist[0], &x, depth - 1) ||
+            !aff_of(L, d->in.s[1], dist + d->dist[1], &y, depth - 1))
+            return 0;
+        return wb_aff_add(a, &x, &y, d->in.op == WT_OP_ISUB ? -1 : 1);
+    case WT_OP_SHL:
+    case WT_OP_IMUL:
+        for (int k = 0; k < 2; k++) {
+            wb_opnd c = d->in.s[1 - k];
+            if (c.kind != WB_O_IMM || c.isfloat || (d->in.op == WT_OP_SHL && (k != 0 || c.v > 30))) continue;
+            if (!aff_of(L, d->in.s[k], dist + d->dist[k], a, depth - 1)) return 0;
+            return wb_aff_scale(a, d->in.op == WT_OP_SHL ? (int64_t)1 << c.v : (int64_t)(int32_t)c.v);
+        }
+        return 0;
+    case WT_OP_OR: {
+        /* a | c with a a multiple of 2^m > c >= 0 is a + c (2*i + 1 written as an or) */
+        wb_opnd c = d->in.s[1];
+        if (c.kind != WB_O_IMM || c.isfloat || (int32_t)c.v < 0 ||
+            !aff_of(L, d->in.s[0], dist + d->dist[0], a, depth - 1) || a->sym)
+            return 0;
+        int64_t all = a->t | a->c;
+        for (int i = 0; i < a->nterm; i++) all |= a->term[i].k;
+        if (all == 0 || (all & -all) <= (int64_t)c.v) return 0;
+        a->c += (int32_t)c.v;
+        return 1;
+    }
+    case WB_COPY:
+        return aff_of(L, d->in.s[0], dist + d->dist[0], a, depth - 1);
+    default:
+        return 0;
+    }
+}
+
+/* Every load's and store's address as a form, read before the body is rewritten
+ * (strength reduction makes new induction variables, literals move to
+ * registers: the forms stay those of the values). */
+static void address_forms(loop *L)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        if (x->in.op != WT_OP_LD && x->in.op != WT_OP_ST) continue;
+        wb_aff a, b;
+        x->has_addr = aff_of(L, x->in.s[0], x->dist[0], &a, 12) && aff_of(L, x->in.s[1], x->dist[1], &b, 12) &&
+                      wb_aff_add(&x->addr, &a, &b, 1);
+    }
+}
+
+/* A difference of addresses to check on entry; 0 if there is no room for it. */
+static int add_check(loop *L, const wb_dep *d)
+{
+    for (int i = 0; i < L->ncheck; i++)
+        if ((L->check[i].step == d->step || L->check[i].step == -d->step) &&
+            (wb_aff_equal(&L->check[i].diff, &d->diff, 1) || wb_aff_equal(&L->check[i].diff, &d->diff, -1)))
+            return 1;
+    if (L->ncheck == MAX_CHECKS) return 0;
+    L->check[L->ncheck++] = *d;
+    return 1;
+}
+
+static int constant_of(const loop *L, wb_opnd o, int32_t *val);
+
+/* Is value o never negative? The exit test's induction variable is not when it
+ * steps up to a constant bound from starts (every copy into it before the loop;
+ * a variable that several loops count with has several) that are constants
+ * between 0 and the bound. */
+static int never_negative(const loop *L, wb_opnd o)
+{
+    int32_t bound;
+    if (!wb_is_vreg(o) || (int)o.v != L->iv || L->iv_step <= 0 || !constant_of(L, L->bound, &bound) || bound < 0 ||
+        (int64_t)bound + L->iv_step > INT32_MAX)
+        return 0;
+    int ndefs = 0;
+    for (int id = 0; id < L->f->nblocks; id++) {
+        const wb_block *b = L->f->blocks[id];
+        if (id < L->nmember && L->member[id]) continue;
+        for (int i = 0; i < b->nins; i++) {
+            const wb_ins *in = &b->ins[i];
+            if (!wb_has_dest(in->op) || !wb_opnd_eq(in->d, wb_vreg(L->iv_init))) continue;
+            wb_opnd s = in->s[0];
+            int64_t c = s.kind == WB_O_REG && s.v == WT_OPND_R0 ? 0 : s.kind == WB_O_IMM && !s.isfloat ? (int32_t)s.v : -1;
+            if ((in->op != WB_COPY && in->op != WT_OP_MOV && in->op != WT_OP_MV) || c < 0 || c > bound) return 0;
+            ndefs++;
+        }
+    }
+    return ndefs > 0;
+}
+
+/* x mod 2^k as a signed remainder (LLVM's srem by a power of two: x - ((x +
+ * ((x >> 31) >>> (32 - k))) & -2^k)) is x & (2^k - 1) when x is never negative:
+ * the shifts, the add and the subtract go. A W2 int wraps, so LLVM does not
+ * know a loop counter stays positive; the pipeliner does. */
+static void simplify_remainders(loop *L)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *r = &L->op[i];
+        if (r->in.op != WT_OP_ISUB || !is_body_value(L, r->in.s[1]) || r->dist[1] != 0) continue;
+        wb_opnd x = r->in.s[0];
+        const bop *a = &L->op[L->def[r->in.s[1].v]];
+        if (a->in.op != WT_OP_AND || a->in.s[1].kind != WB_O_IMM || !is_body_value(L, a->in.s[0]) || a->dist[0])
+            continue;
+        uint32_t mask = -(uint32_t)a->in.s[1].v;   /* 2^k */
+        if (mask < 2 || (mask & (mask - 1))) continue;
+        const bop *ad = &L->op[L->def[a->in.s[0].v]];
+        if (ad->in.op != WT_OP_IADD || !wb_opnd_eq(ad->in.s[0], x) || ad->dist[0] != r->dist[0] ||
+            !is_body_value(L, ad->in.s[1]) || ad->dist[1])
+            continue;
+        const bop *sh = &L->op[L->def[ad->in.s[1].v]];
+        if (sh->in.op != WT_OP_SHR || !is_body_value(L, sh->in.s[0]) || sh->dist[0]) continue;
+        const bop *sg = &L->op[L->def[sh->in.s[0].v]];
+        if (sg->in.op != WT_OP_SRA || !wb_opnd_eq(sg->in.s[0], x) || sg->dist[0] != r->dist[0] ||
+            !never_negative(L, x))
+            continue;
+        r->in.op = WT_OP_AND;
+        r->in.s[1] = wb_imm(mask - 1, 0);
+        r->dist[1] = 0;
+    }
+}
+
 /* ---- Rewriting the body ------------------------------------------------------------ */
 
 static wb_ins mk(int op, wb_opnd d, wb_opnd a, wb_opnd b)
@@ -280,7 +449,9 @@ static void strength_reduce(loop *L)
         /* a of iteration -1 = f(iv before the loop) - d*astep */
         int a = (int)x->in.d.v;
         int t = wb_new_vreg(L->f, 0);
-        add_einit(L, mk(x->in.op, wb_vreg(t), wb_vreg(INIT(L, iv, 1)), x->in.s[1 - k]));
+        /* iv may itself be one made here (a shift of a shift): its start is a vreg of the entry's */
+        int iv_before = INIT(L, iv, 1) > 0 ? INIT(L, iv, 1) : -INIT(L, iv, 1);
+        add_einit(L, mk(x->in.op, wb_vreg(t), wb_vreg(iv_before), x->in.s[1 - k]));
         int start = t;
         if (d) {
             start = wb_new_vreg(L->f, 0);
@@ -385,6 +556,7 @@ static unsigned side_reads(unsigned reads, int side) { return reads & (side ? 0x
 typedef struct gbuild {
     wb_mgraph g;
     int cap;
+    int (*mem)[2];        /* per edge: the load and store (op indices) of a memory edge, else -1 */
 } gbuild;
 
 static void edge(gbuild *b, int from, int to, int lat, int dist)
@@ -393,67 +565,27 @@ static void edge(gbuild *b, int from, int to, int lat, int dist)
     if (b->g.ne == b->cap) {
         b->cap = b->cap ? 2 * b->cap : 64;
         b->g.edge = ws_xrealloc(b->g.edge, sizeof *b->g.edge * (size_t)b->cap);
+        b->mem = ws_xrealloc(b->mem, sizeof *b->mem * (size_t)b->cap);
     }
+    b->mem[b->g.ne][0] = b->mem[b->g.ne][1] = -1;
     b->g.edge[b->g.ne++] = (wb_medge){from, to, lat, dist};
+}
+
+static void mem_edge(gbuild *b, int from, int to, int lat, int dist, int op_from, int op_to)
+{
+    int ne = b->g.ne;
+    edge(b, from, to, lat, dist);
+    if (b->g.ne > ne) {
+        b->mem[ne][0] = op_from;
+        b->mem[ne][1] = op_to;
+    }
 }
 
 static int op_latency(const loop *L, const wb_ins *in) { return wb_latency(L->f, in->op); }
 
-/* The address of a load or store as IV(t - k) + offset: an induction variable of
- * the body (read k iterations back) plus a literal (sym + off) or one invariant
- * register (inv). 0 if it is not of that form. */
-typedef struct maddr {
-    int iv, k, inv;
-    int32_t step, off;
-    const char *sym;
-} maddr;
-
-static int mem_addr(const loop *L, const bop *x, maddr *m)
-{
-    for (int k = 0; k < 2; k++) {
-        wb_opnd a = x->in.s[k], o = x->in.s[1 - k];
-        memset(m, 0, sizeof *m);
-        if (!is_body_value(L, a) || is_body_value(L, o) || !iv_step(L, (int)a.v, &m->step) || m->step == 0) continue;
-        m->iv = (int)a.v;
-        m->k = x->dist[k];
-        if (wb_is_vreg(o))
-            for (int j = 0; j < L->nhz; j++)
-                if (L->hz[j].v == (int)o.v) o = L->hz[j].lit;
-        if (o.kind == WB_O_REG && o.v == WT_OPND_R0) return 1;
-        if (o.kind == WB_O_IMM) {
-            m->off = (int32_t)o.v;
-            return 1;
-        }
-        if (o.kind == WB_O_SYM) {
-            m->sym = o.sym;
-            m->off = o.addend;
-            return 1;
-        }
-        if (wb_is_vreg(o)) {
-            m->inv = (int)o.v;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* The iteration distance d at which a (iteration t) and b (iteration t + d) touch
- * the same word: 1 and d if they ever do, 0 if they never do, -1 if unknown. */
-static int mem_distance(const loop *L, const bop *x, const bop *y, int *d)
-{
-    maddr a, b;
-    if (!mem_addr(L, x, &a) || !mem_addr(L, y, &b) || a.iv != b.iv || a.inv != b.inv) return -1;
-    if ((a.sym == NULL) != (b.sym == NULL) || (a.sym && strcmp(a.sym, b.sym) != 0)) return -1;
-    /* step*(t - ka) + off_a = step*(t + d - kb) + off_b */
-    int64_t num = (int64_t)a.off - b.off;
-    if (num % a.step != 0) return 0;
-    *d = (int)(num / a.step) + b.k - a.k;
-    return 1;
-}
-
 /* Ordering of two operations a before b (program order) of one iteration, and of
  * b before a of the next. */
-static void order_pair(const loop *L, gbuild *B, const bop *x, const bop *y)
+static void order_pair(loop *L, gbuild *B, const bop *x, const bop *y)
 {
     const wb_ins *a = &x->in, *b = &y->in;
     gate_use ga = gates_of(a), gb = gates_of(b);
@@ -485,17 +617,21 @@ static void order_pair(const loop *L, gbuild *B, const bop *x, const bop *y)
     if (ma && mb && (ma == 2 || mb == 2) && (a->memobj == 0 || b->memobj == 0 || a->memobj == b->memobj)) {
         int ab = ma == 2 && mb == 1 ? la : ma == 2 && mb == 2 ? 1 : 0;
         int ba = mb == 2 && ma == 1 ? lb : mb == 2 && ma == 2 ? 1 : 0;
-        /* Addresses stepped by one induction variable: only the iterations whose
-         * words coincide are ordered (c[i] loaded and stored again is no
-         * recurrence across iterations). */
-        int d, known = mem_distance(L, x, y, &d);
-        if (known > 0 && d >= 0) {
-            edge(B, na, nb, ab, d);
-        } else if (known > 0) {
-            edge(B, nb, na, ba, -d);
-        } else if (known < 0) {
-            edge(B, na, nb, ab, 0);
-            edge(B, nb, na, ba, 1);
+        /* Affine addresses: only the iterations whose words coincide are ordered
+         * (c[i] loaded and stored again is no recurrence across iterations);
+         * x[j] and x[j+h] are apart by h/step iterations, checked on entry to
+         * be more than the loop runs. */
+        wb_dep dep = {.kind = WB_DEP_UNKNOWN};
+        if (x->has_addr && y->has_addr) dep = wb_mem_dependence(&x->addr, &y->addr);
+        if (dep.kind == WB_DEP_CHECK && !add_check(L, &dep)) dep.kind = WB_DEP_UNKNOWN;
+        int ix = (int)(x - L->op), iy = (int)(y - L->op);
+        if (dep.kind == WB_DEP_AT && dep.dist >= 0) {
+            mem_edge(B, na, nb, ab, dep.dist, ix, iy);
+        } else if (dep.kind == WB_DEP_AT) {
+            mem_edge(B, nb, na, ba, -dep.dist, iy, ix);
+        } else if (dep.kind == WB_DEP_UNKNOWN) {
+            mem_edge(B, na, nb, ab, 0, ix, iy);
+            mem_edge(B, nb, na, ba, 1, iy, ix);
         }
     }
 }
@@ -506,6 +642,41 @@ static int count_gate_ops(const wb_ins *in)
     int n = g.wcode >= 0 && wt_opnd_is_gate((unsigned)g.wcode);
     for (unsigned r = g.reads; r; r &= r - 1) n++;
     return n;
+}
+
+/* A send of a value whose one use it is: the operation that computes the value
+ * writes the gate itself, in the send's place in the list (so that the gate's
+ * writes keep their order), and the copy goes. If-conversion's selects of what
+ * to send (after gates.c, which does the same before) need it: a copy a send
+ * takes a crossbar move or an ALU slot. */
+static void fold_sends(loop *L, const uint64_t *live_after)
+{
+    for (int c = 0; c < L->nop; c++) {
+        bop *x = &L->op[c];
+        if (!x->live || x->in.op != WB_COPY || x->in.d.kind != WB_O_REG || !wt_opnd_is_gate(x->in.d.v) ||
+            !is_body_value(L, x->in.s[0]) || x->dist[0] != 0 || x->group != c)
+            continue;
+        int v = (int)x->in.s[0].v, d = L->def[v];
+        bop *y = &L->op[d];
+        if (d >= c || !y->live || y->group != d || y->in.op == WB_COPY || !wb_has_dest(y->in.op) ||
+            wt_ops[y->in.op].kind != WT_K_PURE || wb_bit(live_after, v))
+            continue;
+        int uses = 0;
+        for (int i = 0; i < L->nop; i++)
+            if (L->op[i].live)
+                for (int k = 0; k < wb_nsrc(L->op[i].in.op); k++) uses += wb_is_vreg(L->op[i].in.s[k]) && (int)L->op[i].in.s[k].v == v;
+        for (int u = 1; u < L->nv; u++)
+            if (L->al[u].v && resolve(L, u).v == v) uses += 2;
+        if (uses != 1) continue;
+        bop moved = *y;
+        moved.in.d = x->in.d;
+        moved.in.line = x->in.line;
+        moved.in.col = x->in.col;
+        moved.group = c;
+        *x = moved;
+        y->live = 0;
+        L->def[v] = -1;
+    }
 }
 
 /* Does op x read value v, only from this iteration? -1 if it does not read it. */
@@ -603,11 +774,50 @@ static void fuse_gate_reads(loop *L, const uint64_t *live_after)
     }
 }
 
+/* Undoes the gate folding of a received word that a register keeps as well: its
+ * users, which read the gate in the receive's bundle, read the register instead,
+ * each an operation of its own. A shared bundle ties the receive to its latest
+ * user; when a user waits for a value of the previous iteration (b := c; b*2 +
+ * c) that tie is a recurrence the program does not have. Returns how many
+ * groups it split. */
+static int unfuse_receives(loop *L)
+{
+    int split = 0;
+    for (int i = 0; i < L->nop; i++) {
+        bop *r = &L->op[i];
+        if (!r->live || r->in.op != WB_COPY || !is_gate_read(r->in.s[0]) || !is_body_value(L, r->in.d)) continue;
+        int g = r->group, members = 0;
+        for (int j = 0; j < L->nop; j++) members += L->op[j].group == g && j != i;
+        if (!members) continue;
+        for (int j = 0; j < L->nop; j++) {
+            bop *x = &L->op[j];
+            if (x->group != g) continue;
+            x->group = j;
+            if (j == i) continue;
+            for (int k = 0; k < wb_nsrc(x->in.op); k++)
+                if (wb_opnd_eq(x->in.s[k], r->in.s[0])) {
+                    x->in.s[k] = r->in.d;
+                    x->dist[k] = 0;
+                }
+        }
+        split++;
+    }
+    return split;
+}
+
+static int graph_mii(const gbuild *B)
+{
+    const char *bound;
+    int res = wb_res_mii(&B->g, &bound), rec = wb_rec_mii(&B->g);
+    return rec > res ? rec : res;
+}
+
 /* The graph of the live operations: one node per op, or per group of fused users. */
 static void build_graph(loop *L, gbuild *B)
 {
     free(B->g.node);
     free(B->g.edge);
+    free(B->mem);
     memset(B, 0, sizeof *B);
     int n = 0;
     for (int i = 0; i < L->nop; i++) {
@@ -622,6 +832,8 @@ static void build_graph(loop *L, gbuild *B)
         bop *x = &L->op[i];
         if (!x->live) continue;
         wb_mnode *m = &B->g.node[x->node];
+        if (m->nops == 0) m->no_value = 1;
+        if (wb_has_dest(x->in.op) && wb_is_vreg(x->in.d)) m->no_value = 0;
         int op = x->in.op == WB_COPY ? WT_OP_MV : x->in.op;
         int alt = x->in.op == WB_COPY ? WT_OP_MOV : x->in.op == WT_OP_IADD ? WT_OP_LEA : WT_OP_NONE;
         m->op[m->nops] = op;
@@ -1039,6 +1251,63 @@ static int preheader(const loop *L)
     return p;
 }
 
+/* Does any block outside the loop write register v? */
+static int written_before(const loop *L, int v)
+{
+    for (int id = 0; id < L->f->nblocks; id++) {
+        const wb_block *b = L->f->blocks[id];
+        if (id < L->nmember && L->member[id]) continue;
+        for (int i = 0; i < b->nins; i++)
+            if (wb_has_dest(b->ins[i].op) && wb_opnd_eq(b->ins[i].d, wb_vreg(v))) return 1;
+        if (b->term.op == WT_OP_DBNZ && wb_opnd_eq(b->term.s[0], wb_vreg(v))) return 1;
+    }
+    return 0;
+}
+
+/* A new vreg = op(a, b), appended to block b. */
+static int emit_val(wb_func *f, int block, int op, wb_opnd a, wb_opnd b)
+{
+    int v = wb_new_vreg(f, 0);
+    append(f, block, mk(op, wb_vreg(v), a, b));
+    return v;
+}
+
+/* v * k, by a shift where k is a power of two. */
+static int emit_times(wb_func *f, int block, wb_opnd v, int64_t k)
+{
+    uint64_t m = k < 0 ? (uint64_t)-k : (uint64_t)k;
+    int r = (m & (m - 1)) == 0 ? emit_val(f, block, WT_OP_SHL, v, wb_imm((uint32_t)__builtin_ctzll(m), 0))
+                               : emit_val(f, block, WT_OP_IMUL, v, wb_imm((uint32_t)m, 0));
+    return k < 0 ? emit_val(f, block, WT_OP_ISUB, wb_imm(0, 0), wb_vreg(r)) : r;
+}
+
+/* The entry's checks of address differences (WB_DEP_CHECK): the pipeline runs
+ * only if each |diff| >= N*|step|, so that the two accesses are more iterations
+ * apart than the loop runs. Returns the vreg that is nonzero to run the original
+ * loop instead: `small` or'ed with every failed check. */
+static int entry_checks(loop *L, int block, int N, int small)
+{
+    wb_func *f = L->f;
+    for (int i = 0; i < L->ncheck; i++) {
+        const wb_dep *c = &L->check[i];
+        int acc = emit_val(f, block, WB_COPY, wb_imm((uint32_t)c->diff.c, 0), (wb_opnd){0});
+        for (int k = 0; k < c->diff.nterm; k++) {
+            int t = c->diff.term[k].k == 1 ? (int)c->diff.term[k].v
+                                           : emit_times(f, block, wb_vreg(c->diff.term[k].v), c->diff.term[k].k);
+            acc = emit_val(f, block, WT_OP_IADD, wb_vreg(acc), wb_vreg(t));
+        }
+        int span = emit_times(f, block, wb_vreg(N), c->step < 0 ? -c->step : c->step);
+        /* diff - span < 0 and -diff - span < 0: the sign bit of their and */
+        int lo = emit_val(f, block, WT_OP_ISUB, wb_vreg(acc), wb_vreg(span));
+        int neg = emit_val(f, block, WT_OP_ISUB, wb_imm(0, 0), wb_vreg(acc));
+        int hi = emit_val(f, block, WT_OP_ISUB, wb_vreg(neg), wb_vreg(span));
+        int both = emit_val(f, block, WT_OP_AND, wb_vreg(lo), wb_vreg(hi));
+        int near = emit_val(f, block, WT_OP_ILT, wb_vreg(both), wb_imm(0, 0));
+        small = emit_val(f, block, WT_OP_OR, wb_vreg(small), wb_vreg(near));
+    }
+    return small;
+}
+
 static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_buf *info)
 {
     wb_func *f = L->f;
@@ -1093,6 +1362,7 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, w
         append(f, E, mk(WT_OP_IADD, wb_vreg(N), wb_vreg(diff), wb_imm((uint32_t)L->test_dist, 0)));
         append(f, E, mk(WT_OP_ILTU, wb_vreg(small), wb_vreg(N), wb_imm((uint32_t)nmin, 0)));
         append(f, E, mk(WT_OP_ISUB, wb_vreg(over), wb_vreg(N), wb_imm((uint32_t)(S - 1), 0)));
+        small = entry_checks(L, E, N, small);
     }
     if (L->const_n) {
     } else if (lg >= 0) {
@@ -1106,7 +1376,11 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, w
         for (int j = 1; j <= MAX_DIST; j++) {
             if (!G.names[v] || !INIT(L, v, j)) continue;
             int from = INIT(L, v, j) > 0 ? INIT(L, v, j) : -INIT(L, v, j);
-            append(f, E2, mk(WB_COPY, wb_vreg(name_of(&G, v, -j)), wb_vreg(from), (wb_opnd){0}));
+            /* a register nothing before the loop writes (a value the first
+             * iteration assigns before it reads it, on every way through)
+             * enters as 0: its value is never used, but it is defined */
+            wb_opnd src = INIT(L, v, j) > 0 && !written_before(L, from) ? wb_imm(0, 0) : wb_vreg(from);
+            append(f, E2, mk(WB_COPY, wb_vreg(name_of(&G, v, -j)), src, (wb_opnd){0}));
         }
     for (int e = 0; e < 2; e++)
         for (int i = e ? 0 : e_from; i < f->blocks[e ? E2 : E]->nins; i++) {
@@ -1644,6 +1918,33 @@ static void info_tried(ws_buf *c, const char *tried)
  * the allocator's fragmentation, and what the driver takes back after a failure. */
 enum { SWP_REG_MARGIN = 4 };
 
+/* The memory edges that set RecMII: those without which it would be smaller
+ * (a load and a store that may touch one word, d iterations apart). */
+static void memory_bounds(loop *L, gbuild *B, int rec_mii)
+{
+    if (rec_mii <= 0) return;
+    for (int e = 0; e < B->g.ne && L->nmemnote < MAX_MEMNOTES; e++) {
+        if (B->mem[e][0] < 0) continue;
+        int lat = B->g.edge[e].lat;
+        B->g.edge[e].lat = -(1 << 20);
+        int without = wb_rec_mii(&B->g);
+        B->g.edge[e].lat = lat;
+        if (without >= rec_mii) continue;
+        const wb_ins *a = &L->op[B->mem[e][0]].in, *b = &L->op[B->mem[e][1]].in;
+        snprintf(L->memnote[L->nmemnote++], sizeof L->memnote[0], "%s (line %u) -> %s (line %u) at distance %d",
+                 wt_ops[a->op].name, a->line, wt_ops[b->op].name, b->line, B->g.edge[e].dist);
+    }
+}
+
+static void memory_notes(const loop *L, ws_buf *c)
+{
+    for (int i = 0; i < L->nmemnote; i++)
+        ws_buf_printf(c, "        ;*      Memory dependence bounding RecMII: %s\n", L->memnote[i]);
+    for (int i = 0; i < L->ncheck; i++)
+        ws_buf_printf(c, "        ;*      Checked on entry                 : two addresses %s N*%lld bytes apart "
+                      "(else the original loop runs)\n", "at least", (long long)(L->check[i].step < 0 ? -L->check[i].step : L->check[i].step));
+}
+
 static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
 {
     wb_live *live = wb_liveness(f);
@@ -1675,11 +1976,35 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
                     break;
                 }
         }
+        simplify_remainders(&L);
+        address_forms(&L);
         strength_reduce(&L);
         mark_live(&L, after);
         hoist_literals(&L);
+        fold_sends(&L, after);
+        /* Received words read straight from their gates, unless a bundle shared
+         * with a user that waits for the previous iteration makes a recurrence:
+         * then, if that gives a smaller MII, the words land in registers. */
+        size_t bytes = sizeof *L.op * (size_t)L.nop;
+        bop *plain = ws_xcalloc((size_t)L.opcap, sizeof *plain);
+        memcpy(plain, L.op, bytes);
         fuse_gate_reads(&L, after);
         build_graph(&L, &B);
+        int fused_mii = B.g.n ? graph_mii(&B) : 0;
+        const char *bound;
+        if (B.g.n && wb_rec_mii(&B.g) > wb_res_mii(&B.g, &bound)) {
+            bop *fused = L.op;
+            L.op = plain;
+            plain = fused;
+            if (unfuse_receives(&L)) build_graph(&L, &B);
+            if (graph_mii(&B) >= fused_mii) {
+                memcpy(L.op, plain, bytes);
+                build_graph(&L, &B);
+            } else {
+                L.unfused = fused_mii;
+            }
+        }
+        free(plain);
         if (B.g.n == 0) ok = fail(&L, "the loop does nothing");
     }
     /* Schedule from MII up; where the schedule needs more registers than there
@@ -1696,6 +2021,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
             rec_mii = ms.rec_mii;
             mii = ms.mii;
             res_bound = ms.res_bound;
+            memory_bounds(&L, &B, rec_mii);
         }
         for (const char *p = ms.tried.data; p && *p;) {
             const char *e = strchr(p, '\n');
@@ -1742,6 +2068,8 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
         L.why = L.whybuf;
         ok = 0;
     }
+    /* the entry checks address differences: it computes N and may take the original loop */
+    if (ok && L.ncheck) L.const_n = 0;
     if (ok && o->disabled) {
         snprintf(L.whybuf, sizeof L.whybuf, "%s (II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d, %d registers)",
                  o->disabled, ms.ii, mii, res_mii, rec_mii, ms.stages, need);
@@ -1757,6 +2085,10 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
         else ws_buf_puts(&c, "        ;*      Known trip count                 : none (computed on entry)\n");
         ws_buf_printf(&c, "        ;*      Loop-carried dependence bound    : %d (RecMII)\n", rec_mii);
         ws_buf_printf(&c, "        ;*      Resource bound                   : %d (ResMII, %s)\n", res_mii, res_bound);
+        memory_notes(&L, &c);
+        if (L.unfused)
+            ws_buf_printf(&c, "        ;*      Received words                   : in registers, each user apart (read "
+                          "from the gate in one bundle: MII=%d)\n", L.unfused);
         ws_buf_puts(&c, "        ;*      Resources                        :");
         for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4s", wt_unit_class_name((wt_unit_class)k));
         ws_buf_puts(&c, " gate\n        ;*        operations an iteration        :");
@@ -1784,13 +2116,15 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
             report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d, %d registers, %d spilled", ms.ii, mii, res_mii,
                    rec_mii, ms.stages, need, L.spilled);
         else
-            report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d", ms.ii, mii, res_mii, rec_mii, ms.stages);
+            report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d%s%s", ms.ii, mii, res_mii, rec_mii, ms.stages,
+                   L.nmemnote ? "; RecMII from memory: " : "", L.nmemnote ? L.memnote[0] : "");
         generate(&L, &ms, after, &c);
     } else {
         report(&L, "not pipelined: %s", L.why ? L.why : "?");
         if (mii) {
             ws_buf_printf(&c, "        ;*      Loop-carried dependence bound    : %d (RecMII)\n", rec_mii);
             ws_buf_printf(&c, "        ;*      Resource bound                   : %d (ResMII, %s)\n", res_mii, res_bound);
+            memory_notes(&L, &c);
             ws_buf_puts(&c, "        ;*      Searching for software pipeline schedule at ...\n");
             info_tried(&c, tried.data);
         }
@@ -1804,6 +2138,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
     wb_msched_free(&ms);
     free(B.g.node);
     free(B.g.edge);
+    free(B.mem);
     free(L.op);
     free(L.def);
     free(L.al);
@@ -1829,8 +2164,119 @@ static void disqualify(wb_func *f, const nloop *lp, const wb_swp_options *o, con
     ws_buf_free(&c);
 }
 
+/* Is in an operation that may run once more than the program asks, its result
+ * unused: computes a register from registers, no memory, gate, fault or effect? */
+static int harmless(const wb_ins *in)
+{
+    if (in->op != WB_COPY && (in->op >= WT_NOPS || wt_ops[in->op].kind != WT_K_PURE)) return 0;
+    if (!wb_has_dest(in->op) || !wb_is_vreg(in->d)) return 0;
+    for (int k = 0; k < wb_nsrc(in->op); k++)
+        if (in->s[k].kind == WB_O_REG && in->s[k].v != WT_OPND_R0 && !wb_is_vreg(in->s[k])) return 0;
+    return 1;
+}
+
+/* A loop that tests its exit in a block H and goes back from a latch of its own
+ * (H: ...; if c goto exit; T: ...; goto head) tests it at its end when T's
+ * operations run in H after the test (a loop of one block when H is the head): they are harmless, their results dead
+ * where the loop exits, so that running them once more on the way out changes
+ * nothing. T then only jumps to the exit, or dies. This is the shape of a loop
+ * whose if LLVM turned into selects sunk below the exit test (a counter that
+ * restarts), and of a self loop whose exit the layout put first (bnz exit; jmp
+ * head). */
+static void merge_latches(wb_func *f)
+{
+    wb_live *live = NULL;
+    int *preds = ws_xcalloc((size_t)f->nblocks + 1, sizeof *preds);
+    for (int id = 0; id < f->nblocks; id++) {
+        const wb_block *b = f->blocks[id];
+        if (b->fall >= 0) preds[b->fall]++;
+        if (b->term.op != WT_OP_NONE && b->term.target >= 0 && b->term.target < f->nblocks &&
+            (b->fall != b->term.target))
+            preds[b->term.target]++;
+    }
+    for (int h = 0; h < f->nblocks; h++) {
+        wb_block *H = f->blocks[h];
+        if ((H->term.op != WT_OP_BZ && H->term.op != WT_OP_BNZ) || H->fixed || H->fall < 0) continue;
+        int t = H->term.target, x = H->fall, t_is_fall = 0, back_to = -1;
+        for (int side = 0; side < 2; side++) {
+            int cand = side ? H->fall : H->term.target, other = side ? H->term.target : H->fall;
+            const wb_block *T = f->blocks[cand];
+            int to = T->term.op == WT_OP_JMP && T->fall < 0 ? T->term.target : T->term.op == WT_OP_NONE ? T->fall : -1;
+            if (to >= 0 && cand != h && other != h && other != cand && to != cand && to != other && preds[cand] == 1 &&
+                !T->fixed) {
+                back_to = to;
+                t = cand;
+                x = other;
+                t_is_fall = side;
+                break;
+            }
+            t = -1;
+        }
+        if (t < 0) continue;
+        wb_block *T = f->blocks[t];
+        int ok = T->nins <= 64;
+        for (int i = 0; i < T->nins && ok; i++) ok = harmless(&T->ins[i]);
+        if (!ok) continue;
+        if (!live) live = wb_liveness(f);
+        /* A value the exit reads that T assigns (a phi's copy) is saved before
+         * T's operations and put back on the way out. */
+        const uint64_t *exit_in = &live->in[(size_t)x * (size_t)live->words];
+        int keep[8], nkeep = 0;
+        for (int i = 0; i < T->nins && ok; i++) {
+            const wb_ins *in = &T->ins[i];
+            ok = !wb_opnd_eq(in->d, H->term.s[0]);
+            if (!ok || !wb_bit(exit_in, (int)in->d.v)) continue;
+            int seen = 0;
+            for (int k = 0; k < nkeep; k++) seen |= keep[k] == (int)in->d.v;
+            if (!seen && nkeep == 8) ok = 0;
+            else if (!seen) keep[nkeep++] = (int)in->d.v;
+        }
+        if (!ok) continue;
+        int saved[8];
+        for (int k = 0; k < nkeep; k++) {
+            saved[k] = wb_new_vreg(f, 0);
+            wb_ins cp = {.op = WB_COPY, .d = wb_vreg(saved[k]), .s = {wb_vreg(keep[k])}, .target = -1,
+                         .line = H->term.line, .col = H->term.col};
+            wb_append(f, h, &cp);
+        }
+        for (int i = 0; i < f->blocks[t]->nins; i++) {
+            wb_ins in = f->blocks[t]->ins[i];
+            wb_append(f, h, &in);
+        }
+        int out = t;   /* the block the way out goes through */
+        if (nkeep && !t_is_fall) {
+            out = new_block_before(f, x);
+            f->blocks[h]->fall = out;
+            f->blocks[out]->fall = x;
+        }
+        f->blocks[t]->nins = 0;   /* T's operations now run in H */
+        for (int k = 0; k < nkeep; k++) {
+            wb_ins cp = {.op = WB_COPY, .d = wb_vreg(keep[k]), .s = {wb_vreg(saved[k])}, .target = -1,
+                         .line = f->blocks[h]->term.line, .col = f->blocks[h]->term.col};
+            wb_append(f, out, &cp);
+        }
+        H = f->blocks[h];
+        T = f->blocks[t];
+        if (t_is_fall) {
+            /* H goes where T went when it would have gone to T; T leads out */
+            H->term.op = H->term.op == WT_OP_BZ ? WT_OP_BNZ : WT_OP_BZ;
+            H->term.target = back_to;
+            T->term.op = WT_OP_JMP;
+            T->term.target = x;
+            T->fall = -1;
+        } else {
+            H->term.target = back_to;
+        }
+        wb_live_free(live);
+        live = NULL;
+    }
+    if (live) wb_live_free(live);
+    free(preds);
+}
+
 void wb_swp(wb_func *f, const wb_swp_options *o)
 {
+    merge_latches(f);
     nloop *loops;
     int nl = find_loops(f, &loops);
     int calls = has_call(f);
