@@ -59,22 +59,22 @@ static int parse_u64(const char *w, size_t n, uint64_t *v)
 }
 
 /* An optional count argument ("continue 3", "stepi 10"). */
-static int count_arg(const char *args, uint64_t *n, FILE *out)
+static int count_arg(wdb *d, const char *args, uint64_t *n)
 {
     const char *w;
     size_t len = next_word(&args, &w);
     *n = 1;
     if (!len) return 0;
-    if (parse_u64(w, len, n) || *n == 0) return wdb__error(out, "Invalid number \"%.*s\".", (int)len, w);
-    if (*skip_ws(args)) return wdb__error(out, "Junk after the count: \"%s\"", skip_ws(args));
+    if (parse_u64(w, len, n) || *n == 0) return wdb__error(d, "Invalid number \"%.*s\".", (int)len, w);
+    if (*skip_ws(args)) return wdb__error(d, "Junk after the count: \"%s\"", skip_ws(args));
     return 0;
 }
 
-static int cell_arg(wdb *d, const char *w, size_t n, int *cell, FILE *out)
+static int cell_arg(wdb *d, const char *w, size_t n, int *cell)
 {
     uint64_t v;
     if (parse_u64(w, n, &v) || v >= (uint64_t)d->ncells)
-        return wdb__error(out, "Invalid cell \"%.*s\": the array has cells 0 to %d.", (int)n, w, d->ncells - 1);
+        return wdb__error(d, "Invalid cell \"%.*s\": the array has cells 0 to %d.", (int)n, w, d->ncells - 1);
     *cell = (int)v;
     return 0;
 }
@@ -83,7 +83,7 @@ static int cell_arg(wdb *d, const char *w, size_t n, int *cell, FILE *out)
 
 static int cmd_run(wdb *d, const char *args, FILE *out)
 {
-    if (*skip_ws(args)) return wdb__error(out, "run takes no arguments (give --in and --out to warp-dbg).");
+    if (*skip_ws(args)) return wdb__error(d, "run takes no arguments (give --in and --out to warp-dbg).");
     if (wdb__start(d, out) != WDB_OK) return WDB_ERROR;
     fprintf(out, "Starting program: %s\n", d->image);
     return wdb__resume(d, RUN_CONTINUE, 1, out);
@@ -92,7 +92,7 @@ static int cmd_run(wdb *d, const char *args, FILE *out)
 static int cmd_continue(wdb *d, const char *args, FILE *out)
 {
     uint64_t n;
-    if (count_arg(args, &n, out)) return WDB_ERROR;
+    if (count_arg(d, args, &n)) return WDB_ERROR;
     if (wdb__resumable(d, out)) return WDB_ERROR;
     if (n > 1 && d->last_bp > 0) {
         for (size_t i = 0; i < d->nbps; i++)
@@ -111,24 +111,24 @@ static int cmd_continue(wdb *d, const char *args, FILE *out)
 static int cmd_step(wdb *d, const char *args, FILE *out)
 {
     uint64_t n;
-    return count_arg(args, &n, out) ? WDB_ERROR : wdb__resume(d, RUN_STEP, n, out);
+    return count_arg(d, args, &n) ? WDB_ERROR : wdb__resume(d, RUN_STEP, n, out);
 }
 
 static int cmd_next(wdb *d, const char *args, FILE *out)
 {
     uint64_t n;
-    return count_arg(args, &n, out) ? WDB_ERROR : wdb__resume(d, RUN_NEXT, n, out);
+    return count_arg(d, args, &n) ? WDB_ERROR : wdb__resume(d, RUN_NEXT, n, out);
 }
 
 static int cmd_stepi(wdb *d, const char *args, FILE *out)
 {
     uint64_t n;
-    return count_arg(args, &n, out) ? WDB_ERROR : wdb__resume(d, RUN_STEPI, n, out);
+    return count_arg(d, args, &n) ? WDB_ERROR : wdb__resume(d, RUN_STEPI, n, out);
 }
 
 static int cmd_finish(wdb *d, const char *args, FILE *out)
 {
-    if (*skip_ws(args)) return wdb__error(out, "finish takes no arguments.");
+    if (*skip_ws(args)) return wdb__error(d, "finish takes no arguments.");
     if (wdb__resumable(d, out)) return WDB_ERROR;
     ws_buf b = {0};
     wdb__frame_text(d, wdb__pc(d, d->sel), &b);
@@ -194,20 +194,20 @@ static uint32_t func_start(wdb *d, const wdb_func *f)
 }
 
 /* LOCATION: FILE:LINE, LINE, FUNCTION or *ADDRESS. Fills addrs; where says what. */
-static int parse_location(wdb *d, const char *w, size_t n, uint32_t **addrs, size_t *naddrs, ws_buf *where, FILE *out)
+static int parse_location(wdb *d, const char *w, size_t n, uint32_t **addrs, size_t *naddrs, ws_buf *where)
 {
     char spec[512];
-    if (n == 0) return wdb__error(out, "Argument required (a location: FILE:LINE, LINE, FUNCTION or *ADDRESS).");
-    if (n >= sizeof spec) return wdb__error(out, "Location too long.");
+    if (n == 0) return wdb__error(d, "Argument required (a location: FILE:LINE, LINE, FUNCTION or *ADDRESS).");
+    if (n >= sizeof spec) return wdb__error(d, "Location too long.");
     memcpy(spec, w, n);
     spec[n] = 0;
     *addrs = NULL;
     *naddrs = 0;
     if (spec[0] == '*') {
         uint64_t a;
-        if (parse_u64(spec + 1, n - 1, &a)) return wdb__error(out, "Invalid address \"%s\".", spec + 1);
+        if (parse_u64(spec + 1, n - 1, &a)) return wdb__error(d, "Invalid address \"%s\".", spec + 1);
         if (a % WT_BUNDLE_BYTES || a / WT_BUNDLE_BYTES >= d->img->ncode)
-            return wdb__error(out, "Address 0x%llx is not a bundle of the program (0 to 0x%x, every %d bytes).",
+            return wdb__error(d, "Address 0x%llx is not a bundle of the program (0 to 0x%x, every %d bytes).",
                               (unsigned long long)a, (d->img->ncode - 1) * WT_BUNDLE_BYTES, WT_BUNDLE_BYTES);
         *addrs = ws_xcalloc(1, sizeof **addrs);
         (*addrs)[0] = (uint32_t)a;
@@ -227,9 +227,9 @@ static int parse_location(wdb *d, const char *w, size_t n, uint32_t **addrs, siz
     int numeric = *line != 0;
     for (const char *p = line; *p; p++) numeric &= isdigit((unsigned char)*p) != 0;
     if (!numeric) {
-        if (file) return wdb__error(out, "Function \"%s\" not defined in \"%s\".", line, file);
+        if (file) return wdb__error(d, "Function \"%s\" not defined in \"%s\".", line, file);
         const wdb_func *f = find_func(d, spec);
-        if (!f) return wdb__error(out, "Function \"%s\" not defined.", spec);
+        if (!f) return wdb__error(d, "Function \"%s\" not defined.", spec);
         *addrs = ws_xcalloc(1, sizeof **addrs);
         (*addrs)[0] = func_start(d, f);
         *naddrs = 1;
@@ -239,9 +239,9 @@ static int parse_location(wdb *d, const char *w, size_t n, uint32_t **addrs, siz
         return 0;
     }
     uint64_t ln;
-    if (parse_u64(line, strlen(line), &ln) || ln > 0xffffffffu) return wdb__error(out, "Invalid line number \"%s\".", line);
+    if (parse_u64(line, strlen(line), &ln) || ln > 0xffffffffu) return wdb__error(d, "Invalid line number \"%s\".", line);
     if (!file) file = default_file(d);
-    if (!file) return wdb__error(out, "No symbol table is loaded.");
+    if (!file) return wdb__error(d, "No symbol table is loaded.");
     size_t k = wdb_line_addrs(d->dw, file, (uint32_t)ln, NULL, 0);
     if (k == 0) {
         /* As gdb: a line without code of its own (a declaration, or code that shares
@@ -263,8 +263,8 @@ static int parse_location(wdb *d, const char *w, size_t n, uint32_t **addrs, siz
             size_t a = strlen(d->dw->files[i]), b = strlen(file);
             known = a >= b && !strcmp(d->dw->files[i] + a - b, file) && (a == b || d->dw->files[i][a - b - 1] == '/');
         }
-        if (!known) return wdb__error(out, "No source file named %s.", file);
-        return wdb__error(out, "No line %llu in file \"%s\".", (unsigned long long)ln, wdb__basename(file));
+        if (!known) return wdb__error(d, "No source file named %s.", file);
+        return wdb__error(d, "No line %llu in file \"%s\".", (unsigned long long)ln, wdb__basename(file));
     }
     *addrs = ws_xcalloc(k, sizeof **addrs);
     *naddrs = wdb_line_addrs(d->dw, file, (uint32_t)ln, *addrs, k);
@@ -278,7 +278,7 @@ static int cmd_break(wdb *d, const char *args, FILE *out)
     size_t n = next_word(&args, &w);
     char here[32];
     if (n == 0) {
-        if (!d->sim) return wdb__error(out, "Argument required (a location: FILE:LINE, LINE, FUNCTION or *ADDRESS).");
+        if (!d->sim) return wdb__error(d, "Argument required (a location: FILE:LINE, LINE, FUNCTION or *ADDRESS).");
         snprintf(here, sizeof here, "*%u", wdb__pc(d, d->sel));
         w = here;
         n = strlen(here);
@@ -286,7 +286,7 @@ static int cmd_break(wdb *d, const char *args, FILE *out)
     uint32_t *addrs;
     size_t naddrs;
     ws_buf where = {0};
-    if (parse_location(d, w, n, &addrs, &naddrs, &where, out)) {
+    if (parse_location(d, w, n, &addrs, &naddrs, &where)) {
         ws_buf_free(&where);
         return WDB_ERROR;
     }
@@ -300,17 +300,22 @@ static int cmd_break(wdb *d, const char *args, FILE *out)
         if (word_is(kw, k, "cell")) {
             const char *cw;
             size_t cn = next_word(&args, &cw);
-            if (cell_arg(d, cw, cn, &cell, out)) goto bad;
+            if (cell_arg(d, cw, cn, &cell)) goto bad;
         } else if (word_is(kw, k, "if")) {
             const char *c = skip_ws(args);
             if (!*c) {
-                wdb__error(out, "Argument required (boolean expression).");
+                wdb__error(d, "Argument required (boolean expression).");
+                goto bad;
+            }
+            char err[512];
+            if (wdb__check(d, addrs[0], c, err, sizeof err) != 0) {
+                wdb__error(d, "%s", err);
                 goto bad;
             }
             cond = ws_xstrdup(c);
             break;
         } else {
-            wdb__error(out, "Junk at end of arguments: \"%.*s\" (expected 'cell N' or 'if CONDITION').", (int)k, kw);
+            wdb__error(d, "Junk at end of arguments: \"%.*s\" (expected 'cell N' or 'if CONDITION').", (int)k, kw);
             goto bad;
         }
     }
@@ -339,7 +344,7 @@ bad:
 static int cmd_watch(wdb *d, const char *args, FILE *out)
 {
     const char *e = skip_ws(args);
-    if (!*e) return wdb__error(out, "Argument required (expression to compute).");
+    if (!*e) return wdb__error(d, "Argument required (expression to compute).");
     /* "watch EXPR cell N": the trailing cell is the watch's, not the expression's. */
     int cell = d->sel;
     char *expr = ws_xstrdup(e);
@@ -352,21 +357,19 @@ static int cmd_watch(wdb *d, const char *args, FILE *out)
         int ok = *num != 0;
         for (const char *q = num; *q; q++) ok &= isdigit((unsigned char)*q) != 0;
         if (ok) {
-            if (cell_arg(d, num, strlen(num), &cell, out)) {
+            if (cell_arg(d, num, strlen(num), &cell)) {
                 free(expr);
                 return WDB_ERROR;
             }
             *at = 0;
         }
     }
-    if (d->sim) {
-        value v;
-        char err[256];
-        if (wdb__eval(d, cell, expr, &v, err, sizeof err) != 0 && strncmp(err, "No symbol", 9) == 0) {
-            free(expr);
-            return wdb__error(out, "%s", err);
-        }
-        wdb__value_free(&v);
+    /* As gdb, an expression that cannot be evaluated there is refused now, not
+     * at every clock of the run. */
+    char err[512];
+    if (wdb__check(d, wdb__pc(d, cell), expr, err, sizeof err) != 0) {
+        free(expr);
+        return wdb__error(d, "%s", err);
     }
     bpoint *b = new_bpoint(d);
     b->is_watch = 1;
@@ -384,7 +387,7 @@ static bpoint *find_bp(wdb *d, int num)
     return NULL;
 }
 
-static int for_each_bp(wdb *d, const char *args, FILE *out, int what)
+static int for_each_bp(wdb *d, const char *args, int what)
 {
     const char *w;
     size_t n;
@@ -394,7 +397,7 @@ static int for_each_bp(wdb *d, const char *args, FILE *out, int what)
         uint64_t num;
         bpoint *b = parse_u64(w, n, &num) || num > 1000000 ? NULL : find_bp(d, (int)num);
         if (!b) {
-            rc = wdb__error(out, "No breakpoint number %.*s.", (int)n, w);
+            rc = wdb__error(d, "No breakpoint number %.*s.", (int)n, w);
             continue;
         }
         if (what == 0) {
@@ -419,14 +422,15 @@ static int for_each_bp(wdb *d, const char *args, FILE *out, int what)
 
 static int cmd_delete(wdb *d, const char *args, FILE *out)
 {
+    (void)out;
     const char *a = skip_ws(args), *w;
     size_t n = next_word(&a, &w);
     if (word_is(w, n, "breakpoints")) args = a;
-    return for_each_bp(d, args, out, 0);
+    return for_each_bp(d, args, 0);
 }
 
-static int cmd_enable(wdb *d, const char *args, FILE *out) { return for_each_bp(d, args, out, 1); }
-static int cmd_disable(wdb *d, const char *args, FILE *out) { return for_each_bp(d, args, out, 2); }
+static int cmd_enable(wdb *d, const char *args, FILE *out) { (void)out; return for_each_bp(d, args, 1); }
+static int cmd_disable(wdb *d, const char *args, FILE *out) { (void)out; return for_each_bp(d, args, 2); }
 
 static int info_breakpoints(wdb *d, const char *args, FILE *out)
 {
@@ -467,8 +471,8 @@ static int cmd_cell(wdb *d, const char *args, FILE *out)
     size_t n = next_word(&args, &w);
     if (n) {
         int cell = 0;
-        if (cell_arg(d, w, n, &cell, out)) return WDB_ERROR;
-        if (*skip_ws(args)) return wdb__error(out, "Junk after the cell number: \"%s\"", skip_ws(args));
+        if (cell_arg(d, w, n, &cell)) return WDB_ERROR;
+        if (*skip_ws(args)) return wdb__error(d, "Junk after the cell number: \"%s\"", skip_ws(args));
         d->sel = cell;
         d->list_valid = 0;
         fprintf(out, "[Switching to cell %d (cid %d)]\n", cell, d->img->first_cell + cell);
@@ -534,7 +538,7 @@ static int cmd_backtrace(wdb *d, const char *args, FILE *out)
 /* ---- Data --------------------------------------------------------------------------------------- */
 
 /* "/x" and the like after a command name: the format letter and count. */
-static int parse_fmt(const char **args, int *fmt, uint64_t *count, FILE *out, const char *allowed)
+static int parse_fmt(wdb *d, const char **args, int *fmt, uint64_t *count, const char *allowed)
 {
     *fmt = 0;
     const char *p = *args;
@@ -545,19 +549,19 @@ static int parse_fmt(const char **args, int *fmt, uint64_t *count, FILE *out, co
     while (isdigit((unsigned char)*p)) {
         n = n * 10 + (uint64_t)(*p++ - '0');
         digits = 1;
-        if (n > 100000) return wdb__error(out, "Count too large.");
+        if (n > 100000) return wdb__error(d, "Count too large.");
     }
     if (count && digits) *count = n;
-    if (!count && digits) return wdb__error(out, "Item count other than 1 is meaningless in \"print\" command.");
+    if (!count && digits) return wdb__error(d, "Item count other than 1 is meaningless in \"print\" command.");
     while (isalpha((unsigned char)*p)) {
         if (*p == 'w') {   /* words: the only unit size */
             p++;
             continue;
         }
-        if (!strchr(allowed, *p)) return wdb__error(out, "Undefined output format \"%c\".", *p);
+        if (!strchr(allowed, *p)) return wdb__error(d, "Undefined output format \"%c\".", *p);
         *fmt = *p++;
     }
-    if (*p && *p != ' ' && *p != '\t') return wdb__error(out, "Invalid format \"%s\".", *args);
+    if (*p && *p != ' ' && *p != '\t') return wdb__error(d, "Invalid format \"%s\".", *args);
     *args = p;
     return 0;
 }
@@ -566,10 +570,10 @@ static int cmd_print(wdb *d, const char *args, FILE *out)
 {
     int fmt;
     args = skip_ws(args);
-    if (parse_fmt(&args, &fmt, NULL, out, "xduf")) return WDB_ERROR;
+    if (parse_fmt(d, &args, &fmt, NULL, "xduf")) return WDB_ERROR;
     value v;
     char err[512];
-    if (wdb__eval(d, d->sel, args, &v, err, sizeof err) != 0) return wdb__error(out, "%s", err);
+    if (wdb__eval(d, d->sel, args, &v, err, sizeof err) != 0) return wdb__error(d, "%s", err);
     ws_buf b = {0};
     wdb__format(&v, fmt, &b);
     if (v.kind == V_PC) {
@@ -589,16 +593,16 @@ static int cmd_x(wdb *d, const char *args, FILE *out)
     int fmt;
     uint64_t count = 1;
     args = skip_ws(args);
-    if (parse_fmt(&args, &fmt, &count, out, "xduf")) return WDB_ERROR;
+    if (parse_fmt(d, &args, &fmt, &count, "xduf")) return WDB_ERROR;
     if (!fmt) fmt = 'x';
     value v;
     char err[512];
-    if (wdb__eval(d, d->sel, args, &v, err, sizeof err) != 0) return wdb__error(out, "%s", err);
+    if (wdb__eval(d, d->sel, args, &v, err, sizeof err) != 0) return wdb__error(d, "%s", err);
     /* An array means its first element; anything else is an address (from &var:
      * in the variable's memory, else in the cell's data memory). */
     if (v.kind == V_NONE || v.kind == V_FLOAT) {
         wdb__value_free(&v);
-        return wdb__error(out, "Invalid address: a %s.", v.kind == V_NONE ? "value that was optimized out" : "float");
+        return wdb__error(d, "Invalid address: a %s.", v.kind == V_NONE ? "value that was optimized out" : "float");
     }
     int space = v.kind == V_ARRAY || v.is_ref ? (v.space == SP_HOST ? SP_HOST : SP_DATA) : SP_DATA;
     uint32_t addr = v.kind == V_ARRAY ? v.addr : v.bits;
@@ -606,7 +610,7 @@ static int cmd_x(wdb *d, const char *args, FILE *out)
     uint32_t size;
     const uint8_t *mem = space == SP_HOST ? wsim_host_memory(d->sim, &size) : wsim_cell_data(d->sim, d->sel, &size);
     if (addr % 4 || (uint64_t)addr + 4 * count > size)
-        return wdb__error(out, "Cannot access memory at address 0x%x", addr);
+        return wdb__error(d, "Cannot access memory at address 0x%x", addr);
     for (uint64_t i = 0; i < count; i++) {
         if (i % 4 == 0) fprintf(out, "%s0x%x%s:", i ? "\n" : "", addr + 4 * (uint32_t)i, space == SP_HOST ? " (host)" : "");
         const uint8_t *q = mem + addr + 4 * i;
@@ -647,7 +651,7 @@ static int info_registers(wdb *d, const char *args, FILE *out)
             uint32_t v = wsim_cell_reg(d->sim, d->sel, (unsigned)o);
             fprintf(out, "%-7s0x%08x  %-12d %.9g\n", wt_opnd_name((unsigned)o), v, (int32_t)v, (double)wt_f(v));
         } else {
-            return wdb__error(out, "Invalid register `%.*s'", (int)n, w);
+            return wdb__error(d, "Invalid register `%.*s'", (int)n, w);
         }
     }
     if (any) return WDB_OK;
@@ -714,7 +718,7 @@ static int info_queues(wdb *d, const char *args, FILE *out)
     const char *w;
     size_t n = next_word(&args, &w);
     int only = -1;
-    if (n && cell_arg(d, w, n, &only, out)) return WDB_ERROR;
+    if (n && cell_arg(d, w, n, &only)) return WDB_ERROR;
     fprintf(out, "Cell  Queue  Waiting  On link  Reserved  Words (oldest first)\n");
     int shown = 0;
     for (int k = 0; k < d->ncells; k++) {
@@ -783,7 +787,7 @@ static int info_channels(wdb *d, const char *args, FILE *out)
     if (wdb__running(d, out)) return WDB_ERROR;
     const char *w;
     size_t n = next_word(&args, &w);
-    if (n && !word_is(w, n, "all")) return wdb__error(out, "info channels takes no argument but \"all\".");
+    if (n && !word_is(w, n, "all")) return wdb__error(d, "info channels takes no argument but \"all\".");
     const wca *a = wsim_comm(d->sim);
     if (a) return info_logical_channels(d, a, n != 0, out);
     fprintf(out, "Channel            Into       Waiting  On link  Reserved  Free\n");
@@ -832,7 +836,7 @@ static int info_line(wdb *d, const char *args, FILE *out)
     (void)args;
     uint32_t pc = wdb__pc(d, d->sel);
     const wdb_row *r = wdb_row_at(d->dw, pc);
-    if (!r) return wdb__error(out, "No line number information available for address 0x%x", pc);
+    if (!r) return wdb__error(d, "No line number information available for address 0x%x", pc);
     fprintf(out, "Line %u of \"%s\" is at address 0x%x.\n", r->line,
             r->file < d->dw->nfiles ? wdb__basename(d->dw->files[r->file]) : "??", r->addr);
     return WDB_OK;
@@ -879,7 +883,7 @@ static int cmd_info(wdb *d, const char *args, FILE *out)
     }
     int amb;
     const command *c = find_in(info_cmds, sizeof info_cmds / sizeof *info_cmds, w, n, &amb);
-    if (!c) return wdb__error(out, amb ? "Ambiguous info command \"%.*s\"." : "Undefined info command: \"%.*s\".  Try \"help info\".", (int)n, w);
+    if (!c) return wdb__error(d, amb ? "Ambiguous info command \"%.*s\"." : "Undefined info command: \"%.*s\".  Try \"help info\".", (int)n, w);
     return c->fn(d, args, out);
 }
 
@@ -891,7 +895,7 @@ static int show_lines(wdb *d, int file, uint32_t from, uint32_t to, FILE *out)
     size_t len;
     if (wdb__source(d, (uint32_t)file, from, &text, &len) != 0) {
         if (from > 1 && wdb__source(d, (uint32_t)file, 1, &text, &len) == 0)
-            return wdb__error(out, "Line number %u out of range; \"%s\" has fewer lines.", from,
+            return wdb__error(d, "Line number %u out of range; \"%s\" has fewer lines.", from,
                               wdb__basename(d->dw->files[file]));
         fprintf(out, "%u\tin %s\n", from, d->dw->files[file]);
         return WDB_ERROR;
@@ -923,7 +927,7 @@ static int cmd_list(wdb *d, const char *args, FILE *out)
             center = (uint32_t)strtoul(w, NULL, 10);
         } else {
             snprintf(spec, sizeof spec, "%.*s", (int)n, w);
-            if (parse_location(d, spec, strlen(spec), &addrs, &na, &where, out)) {
+            if (parse_location(d, spec, strlen(spec), &addrs, &na, &where)) {
                 ws_buf_free(&where);
                 return WDB_ERROR;
             }
@@ -948,7 +952,7 @@ static int cmd_list(wdb *d, const char *args, FILE *out)
             center = r->line;
         }
     }
-    if (file < 0) return wdb__error(out, "No symbol table is loaded.");
+    if (file < 0) return wdb__error(d, "No symbol table is loaded.");
     uint32_t from = center > 5 ? center - 5 : 1;
     if (d->list_valid && !n) from = d->list_next;
     d->list_file = file;
@@ -979,14 +983,14 @@ static int cmd_disassemble(wdb *d, const char *args, FILE *out)
         char spec[256];
         snprintf(spec, sizeof spec, "%.*s", (int)n, w);
         const wdb_func *f = find_func(d, spec);
-        if (!f) return wdb__error(out, "No function contains specified address.");
+        if (!f) return wdb__error(d, "No function contains specified address.");
         lo = f->lo;
         hi = f->hi;
         name = f->name;
     } else {
         const wdb_func *f = wdb_func_at(d->dw, pc);
         const wrt_symbol *y = f ? NULL : wrt_func_for_pc(d->img, pc / WT_BUNDLE_BYTES);
-        if (!f && !y) return wdb__error(out, "No function contains program counter for selected cell.");
+        if (!f && !y) return wdb__error(d, "No function contains program counter for selected cell.");
         lo = f ? f->lo : y->value;
         hi = f ? f->hi : y->size ? y->value + y->size : lo + WT_BUNDLE_BYTES;
         name = f ? f->name : y->name;
@@ -1021,9 +1025,21 @@ static int cmd_echo(wdb *d, const char *args, FILE *out)
 
 static int cmd_quit(wdb *d, const char *args, FILE *out)
 {
-    (void)d;
-    (void)args;
     (void)out;
+    const char *e = skip_ws(args);
+    d->quit_code = -1;
+    if (!*e) return WDB_QUIT;
+    /* quit EXPR, as gdb: the debugger's exit status */
+    value v;
+    char err[512];
+    int rc = wdb__eval(d, d->sel, e, &v, err, sizeof err);
+    if (rc != 0) return wdb__error(d, "%s", err);
+    if (v.kind != V_INT && v.kind != V_WORD) {
+        wdb__value_free(&v);
+        return wdb__error(d, "quit wants an integer exit status.");
+    }
+    d->quit_code = (int)(v.bits & 0xff);
+    wdb__value_free(&v);
     return WDB_QUIT;
 }
 
@@ -1074,7 +1090,7 @@ static int cmd_help(wdb *d, const char *args, FILE *out)
     if (n) {
         int amb;
         const command *c = find_command(w, n, &amb);
-        if (!c) return wdb__error(out, "Undefined command: \"%.*s\".  Try \"help\".", (int)n, w);
+        if (!c) return wdb__error(d, "Undefined command: \"%.*s\".  Try \"help\".", (int)n, w);
         fprintf(out, "%s\n%s\n", c->usage, c->help);
         if (c->fn == cmd_info)
             for (size_t i = 0; i < sizeof info_cmds / sizeof *info_cmds; i++)
@@ -1096,9 +1112,14 @@ static int cmd_help(wdb *d, const char *args, FILE *out)
 /* ---- The interpreter -------------------------------------------------------------------------------- */
 
 void wdb_set_repeat(wdb *d, int repeat) { d->repeat = repeat; }
+void wdb_set_error_stream(wdb *d, FILE *err) { d->err_stream = err; }
+int wdb_exit_code(const wdb *d) { return d->end_code; }
+int wdb_quit_code(const wdb *d) { return d->quit_code; }
 
 int wdb_command(wdb *d, const char *line, FILE *out)
 {
+    d->cur_out = out;
+    d->err = d->err_stream ? d->err_stream : out;
     const char *p = skip_ws(line);
     if (*p == '#') return WDB_OK;
     if (!*p || *p == '\n') {
@@ -1116,8 +1137,8 @@ int wdb_command(wdb *d, const char *line, FILE *out)
     int amb;
     const command *c = find_command(cmd, n, &amb);
     int rc;
-    if (!c && amb) rc = wdb__error(out, "Ambiguous command \"%.*s\".", (int)n, cmd);
-    else if (!c) rc = wdb__error(out, "Undefined command: \"%.*s\".  Try \"help\".", (int)n, cmd);
+    if (!c && amb) rc = wdb__error(d, "Ambiguous command \"%.*s\".", (int)n, cmd);
+    else if (!c) rc = wdb__error(d, "Undefined command: \"%.*s\".  Try \"help\".", (int)n, cmd);
     else rc = c->fn(d, cmd + n, out);
     /* gdb repeats neither a new run nor what would make a second breakpoint. */
     if (c && (c->fn == cmd_run || c->fn == cmd_break || c->fn == cmd_watch || c->fn == cmd_delete || c->fn == cmd_quit)) {

@@ -137,9 +137,9 @@ int wdb__truth(const value *v)
 
 /* ---- Names -------------------------------------------------------------------------------- */
 
-const wdb_var *wdb__find_var(wdb *d, int cell, const char *name)
+static const wdb_var *find_var_at(wdb *d, uint32_t pc, const char *name)
 {
-    const wdb_func *f = wdb_func_at(d->dw, wdb__pc(d, cell));
+    const wdb_func *f = wdb_func_at(d->dw, pc);
     if (f)
         for (size_t i = 0; i < f->nvars; i++)
             if (strcmp(f->vars[i].name, name) == 0) return &f->vars[i];
@@ -147,6 +147,8 @@ const wdb_var *wdb__find_var(wdb *d, int cell, const char *name)
         if (strcmp(d->dw->globals[i].name, name) == 0) return &d->dw->globals[i];
     return NULL;
 }
+
+const wdb_var *wdb__find_var(wdb *d, int cell, const char *name) { return find_var_at(d, wdb__pc(d, cell), name); }
 
 /* ---- The parser --------------------------------------------------------------------------- */
 
@@ -157,7 +159,15 @@ typedef struct parser {
     char *err;
     size_t errlen;
     int failed;
+    int depth;                /* nesting of the recursive descent below */
+    uint32_t pc;              /* whose scope names are looked up in */
+    int check;                /* only check the expression: names, syntax and types, no values */
 } parser;
+
+/* Each level of nesting (a parenthesis, an index, int(), a unary operator) costs
+ * the recursive descent about ten C frames: deeper expressions are refused with
+ * a message instead of overflowing the stack. No one writes 256 levels by hand. */
+#define MAX_EXPR_DEPTH 256
 
 static int perr(parser *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int perr(parser *P, const char *fmt, ...)
@@ -201,6 +211,7 @@ static int is_fl(const value *v) { return v->kind == V_FLOAT; }
 static float as_f(const value *v) { return v->kind == V_FLOAT ? wt_f(v->bits) : (float)(int32_t)v->bits; }
 
 static int expr_or(parser *P, value *v);
+static int deeper(parser *P);
 
 /* Reads n words of a space (data memory of the cell or host memory). */
 static int read_words(parser *P, int space, uint32_t addr, size_t n, uint32_t *out)
@@ -240,9 +251,31 @@ static int load(parser *P, int space, uint32_t addr, const wdb_type *t, value *v
 static int variable(parser *P, const char *name, value *v)
 {
     wdb *d = P->d;
-    const wdb_var *var = wdb__find_var(d, P->cell, name);
+    const wdb_var *var = find_var_at(d, P->pc, name);
+    if (P->check && (var || wrt_host_find(d->img, name))) {
+        /* a value of the right type: what the expression does with it is checked */
+        memset(v, 0, sizeof *v);
+        wdb_type t = {0, 0, {0, 0}};
+        const wrt_host_array *h = var ? NULL : wrt_host_find(d->img, name);
+        if (var) t = var->type;
+        else t = (wdb_type){h->is_float, h->dims[0] ? (h->dims[1] ? 2 : 1) : 0, {h->dims[0], h->dims[1]}};
+        if (!t.ndims) {
+            v->kind = t.is_float ? V_FLOAT : V_INT;
+            return 0;
+        }
+        v->kind = V_ARRAY;
+        v->elem = t.is_float ? EL_FLOAT : EL_INT;
+        v->ndims = t.ndims;
+        v->dims[0] = t.dims[0];
+        v->dims[1] = t.dims[1];
+        v->nwords = (size_t)t.dims[0] * (t.ndims > 1 ? t.dims[1] : 1);
+        if (v->nwords > (1u << 26)) return perr(P, "array too large");
+        v->words = ws_xcalloc(v->nwords + 1, sizeof *v->words);
+        return 0;
+    }
+    if ((var || wrt_host_find(d->img, name)) && !d->sim) return perr(P, "The program is not being run.");
     if (var) {
-        uint32_t pc = wdb__pc(d, P->cell);
+        uint32_t pc = P->pc;
         wdb_loc l = wdb_var_loc(var, pc);
         memset(v, 0, sizeof *v);
         switch (l.kind) {
@@ -281,6 +314,17 @@ static int variable(parser *P, const char *name, value *v)
 static int dollar(parser *P, value *v)
 {
     wdb *d = P->d;
+    if (*P->p == '$') {
+        /* $$ and $$N: the value N back from the last one (gdb's) */
+        P->p++;
+        const char *s = P->p;
+        while (isdigit((unsigned char)*P->p)) P->p++;
+        unsigned long long back = P->p > s ? strtoull(s, NULL, 10) : 1;
+        if (P->p - s > 9 || back >= d->nhist) return perr(P, "History has not yet reached $$%llu.", back);
+        *v = wdb__value_copy(&d->hist[d->nhist - 1 - back]);
+        v->space = SP_NONE;
+        return 0;
+    }
     const char *s = P->p;
     while (isalnum((unsigned char)*P->p) || *P->p == '_') P->p++;
     size_t n = (size_t)(P->p - s);
@@ -289,12 +333,31 @@ static int dollar(parser *P, value *v)
     memcpy(name, s, n);
     name[n] = 0;
     if (n == 0 || isdigit((unsigned char)name[0])) {
-        size_t k = n == 0 ? d->nhist : (size_t)strtoul(name, NULL, 10);
+        size_t k = n == 0 ? d->nhist : n > 9 ? (size_t)-1 : (size_t)strtoul(name, NULL, 10);
         if (k == 0 || k > d->nhist) return perr(P, "History has not yet reached $%s.", n ? name : "1");
         *v = wdb__value_copy(&d->hist[k - 1]);
         v->space = SP_NONE;
         return 0;
     }
+    if (!strcmp(name, "_exitcode")) {
+        /* How the last run ended (warp-sim's exit status); void while none has. */
+        if (d->end_code < 0) {
+            memset(v, 0, sizeof *v);
+            v->kind = V_NONE;
+            snprintf(v->why, sizeof v->why, "void");
+        } else {
+            *v = scalar(V_INT, (uint32_t)d->end_code);
+        }
+        return 0;
+    }
+    if (P->check) {
+        int o = wt_opnd_parse(name, n);
+        if (strcmp(name, "pc") && strcmp(name, "cycle") && o != WT_OPND_CID && (o < 0 || !wt_opnd_is_reg((unsigned)o)))
+            return perr(P, "Invalid register \"$%s\"", name);
+        *v = scalar(!strcmp(name, "pc") ? V_PC : V_WORD, 0);
+        return 0;
+    }
+    if (!d->sim) return perr(P, "The program is not being run.");
     if (!strcmp(name, "pc")) {
         *v = scalar(V_PC, wdb__pc(d, P->cell));
         return 0;
@@ -321,8 +384,11 @@ static int gate(parser *P, value *v)
     while (isalpha((unsigned char)*P->p)) P->p++;
     int o = wt_opnd_parse(s, (size_t)(P->p - s));
     if (o < 0 || !wt_opnd_is_gate((unsigned)o)) return perr(P, "No queue \"%.*s\" (the queues are @xl @yl @xr @yr)", (int)(P->p - s), s);
+    if (!P->d->sim && !P->check) return perr(P, "The program is not being run.");
     uint32_t words[256];
-    unsigned n = wsim_queue_words(P->d->sim, P->cell, o - WT_OPND_GATE, words, 256);
+    /* checking: a queue that holds one word, so that @xl[0] is an element */
+    unsigned n = P->check ? 1 : wsim_queue_words(P->d->sim, P->cell, o - WT_OPND_GATE, words, 256);
+    if (P->check) words[0] = 0;
     if (n > 256) n = 256;
     memset(v, 0, sizeof *v);
     v->kind = V_ARRAY;
@@ -340,6 +406,8 @@ static int index_of(parser *P, value *ix, uint32_t dim, uint32_t *out)
     if (need_scalar(P, ix)) return -1;
     if (is_fl(ix)) return perr(P, "Array index must be an integer.");
     int32_t i = (int32_t)ix->bits;
+    if (P->check && dim) i = 0;   /* the index's value is not known yet */
+    if (dim == 0) return perr(P, "Index %d is out of bounds: the queue is empty.", i);
     if (i < 0 || (uint32_t)i >= dim) return perr(P, "Index %d is out of bounds (0..%u).", i, dim - 1);
     *out = (uint32_t)i;
     return 0;
@@ -488,7 +556,10 @@ bad:
 static int unary(parser *P, value *v)
 {
     if (accept(P, "-")) {
-        if (unary(P, v)) return -1;
+        if (deeper(P)) return -1;
+        int rc = unary(P, v);
+        P->depth--;
+        if (rc) return -1;
         if (need_scalar(P, v)) return -1;
         if (is_fl(v)) v->bits ^= 0x80000000u;
         else *v = scalar(V_INT, (uint32_t)-(int64_t)(int32_t)v->bits);
@@ -539,8 +610,12 @@ static int binary(parser *P, value *a, value *b, int op, value *out)
     case '+': r = x + y; break;
     case '-': r = x - y; break;
     case '*': r = (uint32_t)((int64_t)(int32_t)x * (int32_t)y); break;
-    case '/': if (!y) return perr(P, "Division by zero"); r = wt_idiv(x, y); break;
-    case '%': if (!y) return perr(P, "Division by zero"); r = wt_imod(x, y); break;
+    case '/':
+    case '%':
+        /* checking: the divisor's value is not known yet */
+        if (!y && !P->check) return perr(P, "Division by zero");
+        r = !y ? 0 : op == '/' ? wt_idiv(x, y) : wt_imod(x, y);
+        break;
     case '<': r = (int32_t)x < (int32_t)y; break;
     case 'l': r = (int32_t)x <= (int32_t)y; break;
     case '>': r = (int32_t)x > (int32_t)y; break;
@@ -600,7 +675,10 @@ static int cmp(parser *P, value *v)
 static int not_(parser *P, value *v)
 {
     if (accept(P, "not") || accept(P, "!")) {
-        if (not_(P, v)) return -1;
+        if (deeper(P)) return -1;
+        int rc = not_(P, v);
+        P->depth--;
+        if (rc) return -1;
         if (need_scalar(P, v)) return -1;
         *v = scalar(V_INT, !wdb__truth(v));
         return 0;
@@ -631,16 +709,27 @@ static int logic(parser *P, value *v, int is_or)
     }
 }
 
-static int expr_or(parser *P, value *v) { return logic(P, v, 1); }
+/* Enters one level of nesting; -1 (with the message) past the limit. */
+static int deeper(parser *P)
+{
+    if (++P->depth > MAX_EXPR_DEPTH)
+        return perr(P, "Expression nested too deeply (more than %d levels of parentheses, indices or unary operators).",
+                    MAX_EXPR_DEPTH);
+    return 0;
+}
+
+static int expr_or(parser *P, value *v)
+{
+    if (deeper(P)) return -1;
+    int rc = logic(P, v, 1);
+    P->depth--;
+    return rc;
+}
 
 int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (!d->sim) {
-        snprintf(err, errlen, "The program is not being run.");
-        return -1;
-    }
-    parser P = {d, cell, expr, err, errlen, 0};
+    parser P = {d, cell, expr, err, errlen, 0, 0, wdb__pc(d, cell), 0};
     skip(&P);
     if (!*P.p) {
         snprintf(err, errlen, "Argument required (expression to compute).");
@@ -657,4 +746,25 @@ int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t 
         return -1;
     }
     return 0;
+}
+
+int wdb__check(wdb *d, uint32_t pc, const char *expr, char *err, size_t errlen)
+{
+    value v;
+    parser P = {d, 0, expr, err, errlen, 0, 0, pc, 1};
+    skip(&P);
+    if (!*P.p) {
+        snprintf(err, errlen, "Argument required (expression to compute).");
+        return -1;
+    }
+    int rc = expr_or(&P, &v);
+    if (rc == 0) {
+        wdb__value_free(&v);
+        skip(&P);
+        if (*P.p) {
+            perr(&P, "A syntax error in expression, near `%s'.", P.p);
+            rc = -1;
+        }
+    }
+    return rc;
 }

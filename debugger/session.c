@@ -9,24 +9,29 @@
  * others advance with it; `stepi` and `cycle` are one clock of the whole array. */
 #include "wdb_internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-int wdb__error(FILE *out, const char *fmt, ...)
+int wdb__error(wdb *d, const char *fmt, ...)
 {
+    FILE *e = d->err ? d->err : stderr;
+    if (d->cur_out && d->cur_out != e) fflush(d->cur_out);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(out, fmt, ap);
+    vfprintf(e, fmt, ap);
     va_end(ap);
-    fputc('\n', out);
+    fputc('\n', e);
+    if (d->cur_out != e) fflush(e);
     return WDB_ERROR;
 }
 
 int wdb__running(wdb *d, FILE *out)
 {
+    (void)out;
     if (d->sim) return 0;
-    return wdb__error(out, "The program is not being run.");
+    return wdb__error(d, "The program is not being run.");
 }
 
 uint32_t wdb__pc(const wdb *d, int cell)
@@ -83,6 +88,8 @@ wdb *wdb_new(const char *image, const wdb_options *opts, char *err, size_t errle
     d->next_num = 1;
     d->last_bp = -1;
     d->list_file = -1;
+    d->end_code = -1;
+    d->quit_code = -1;
     if (opts) {
         d->in_names = copy_strings(opts->in_names, opts->nin);
         d->in_paths = copy_strings(opts->in_paths, opts->nin);
@@ -254,11 +261,11 @@ int wdb__start(wdb *d, FILE *out)
 {
     char err[512];
     wsim *s = wsim_new(&d->prog, err, sizeof err);
-    if (!s) return wdb__error(out, "%s: %s", d->image, err);
+    if (!s) return wdb__error(d, "%s: %s", d->image, err);
     for (size_t i = 0; i < d->nin; i++) {
         if (wrt_host_read(d->img, s, d->in_names[i], d->in_paths[i], err, sizeof err) != 0) {
             wsim_free(s);
-            return wdb__error(out, "%s", err);
+            return wdb__error(d, "%s", err);
         }
     }
     for (size_t h = 0; h < d->img->nhost; h++) {
@@ -270,6 +277,7 @@ int wdb__start(wdb *d, FILE *out)
     wsim_free(d->sim);
     d->sim = s;
     d->fresh = 1;
+    d->end_code = -1;
     for (size_t i = 0; i < d->nbps; i++) {
         d->bps[i].hits = 0;
         if (d->bps[i].is_watch) wdb__watch_init(d, &d->bps[i]);
@@ -280,19 +288,20 @@ int wdb__start(wdb *d, FILE *out)
 
 static int write_outputs(wdb *d, FILE *out)
 {
+    (void)out;
     int rc = WDB_OK;
     for (size_t i = 0; i < d->nout; i++) {
         ws_output o;
         FILE *f = ws_output_open(&o, d->out_paths[i], 0);
         if (!f) {
-            rc = wdb__error(out, "%s: cannot write", d->out_paths[i]);
+            rc = wdb__error(d, "%s: cannot write: %s", d->out_paths[i], strerror(errno));
             continue;
         }
         if (wrt_host_write(d->img, d->sim, d->out_names[i], f) != 0) {
             ws_output_abort(&o);
-            rc = wdb__error(out, "%s: no host array '%s'", d->image, d->out_names[i]);
+            rc = wdb__error(d, "%s: no host array '%s'", d->image, d->out_names[i]);
         } else if (ws_output_commit(&o) != 0) {
-            rc = wdb__error(out, "%s: cannot write", d->out_paths[i]);
+            rc = wdb__error(d, "%s: cannot write: %s", d->out_paths[i], strerror(errno));
         }
     }
     return rc;
@@ -509,7 +518,7 @@ int wdb__resumable(wdb *d, FILE *out)
     if (wdb__running(d, out)) return WDB_ERROR;
     wsim_status s0 = wsim_status_of(d->sim);
     if (s0 != WSIM_RUNNING && s0 != WSIM_CYCLE_LIMIT)
-        return wdb__error(out, "The program is not being run: it %s.",
+        return wdb__error(d, "The program is not being run: it %s.",
                           s0 == WSIM_DONE ? "has finished" : s0 == WSIM_FAULT ? "stopped at a fault"
                           : s0 == WSIM_DEADLOCK ? "is deadlocked" : "stopped at a flow-control violation");
     return WDB_OK;
@@ -520,10 +529,11 @@ int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
     if (wdb__resumable(d, out)) return WDB_ERROR;
     if ((mode == RUN_STEP || mode == RUN_NEXT || mode == RUN_FINISH) &&
         wsim_cell_state_of(d->sim, d->sel) >= WSIM_CELL_HALTED)
-        return wdb__error(out, "cell %d has halted; select a running cell (cell N).", d->sel);
+        return wdb__error(d, "cell %d has halted; select a running cell (cell N).", d->sel);
     if (mode == RUN_FINISH && depth_of(d, d->sel) == 0)
-        return wdb__error(out, "\"finish\" not meaningful in the outermost frame.");
+        return wdb__error(d, "\"finish\" not meaningful in the outermost frame.");
     d->stop_req = 0;
+    d->end_code = -1;
     uint64_t done_units = 0;
     stepper st;
     stepper_init(d, &st, mode);
@@ -577,11 +587,18 @@ int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
         if (why == STOP_NONE && d->stop_req) why = STOP_INTERRUPT;
         if (why == STOP_NONE) continue;
         d->last_bp = why == STOP_BREAK ? b->num : -1;
+        /* warp-sim's exit codes (README), for -batch's exit status and $_exitcode */
+        d->end_code = why == STOP_DONE ? 0 : why == STOP_FAULT ? 2 : why == STOP_DEADLOCK ? 3 : why == STOP_LIMIT ? 4
+                    : why == STOP_FLOW ? 5 : -1;
         report_stop(d, out, why, cell, b, was, now, &st, w);
         free(was);
         free(now);
         d->stop_req = 0;
-        if (why == STOP_DONE) return write_outputs(d, out);
+        /* An output that cannot be written is an I/O error: warp-sim's exit 1. */
+        if (why == STOP_DONE && write_outputs(d, out) != WDB_OK) {
+            d->end_code = 1;
+            return WDB_ERROR;
+        }
         return WDB_OK;
     }
 }

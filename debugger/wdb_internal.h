@@ -71,12 +71,18 @@ struct wdb {
     char **src;               /* per DWARF file: its text, loaded on first use */
     size_t *srclen;
     int *src_tried;
+    FILE *err_stream;         /* wdb_set_error_stream; NULL: the command's own stream */
+    FILE *err;                /* where the running command's errors go */
+    FILE *cur_out;            /* and its output */
+    int end_code;             /* how the last run ended (WDB_END_*), -1 while none has */
+    int quit_code;            /* quit N: N; -1 for plain quit */
 };
 
 /* ---- session.c -------------------------------------------------------------------- */
 
-/* The error every command reports the same way; returns WDB_ERROR. */
-int wdb__error(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The error every command reports the same way, on the session's error stream
+ * (standard output is flushed first, so the two stay in order); returns WDB_ERROR. */
+int wdb__error(wdb *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int wdb__running(wdb *d, FILE *out);        /* 0 if a run is under way, else an error */
 uint32_t wdb__pc(const wdb *d, int cell);    /* program byte address */
 /* "poly () at polynomial.w2:33" or "0x438 in ?? ()". */
@@ -101,6 +107,9 @@ int wdb__resumable(wdb *d, FILE *out);   /* 0 if a run can go on, else an error 
 
 /* Evaluates EXPR in a cell's context. -1 with a message in err (gdb's wording). */
 int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen);
+/* Checks EXPR as if evaluated at program address pc (its names, syntax, types),
+ * without reading the array: for conditions and watches when they are set. */
+int wdb__check(wdb *d, uint32_t pc, const char *expr, char *err, size_t errlen);
 void wdb__value_free(value *v);
 value wdb__value_copy(const value *v);
 /* fmt: 0, or a print format letter 'x', 'd', 'u', 'f'. */
