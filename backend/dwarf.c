@@ -24,6 +24,7 @@
 #include <llvm-c/DebugInfo.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "warp_dwarf.h"
 
@@ -590,13 +591,17 @@ static void write_abbrevs(ws_buf *a)
 {
     abbrev(a, AB_CU, DW_TAG_compile_unit, 1,
            (const unsigned[]){DW_AT_producer, DW_FORM_string, DW_AT_language, DW_FORM_data2, DW_AT_name,
-                              DW_FORM_string, DW_AT_stmt_list, DW_FORM_sec_offset, DW_AT_low_pc, DW_FORM_addr,
+                              DW_FORM_string, DW_AT_comp_dir, DW_FORM_string, DW_AT_stmt_list, DW_FORM_sec_offset,
+                              DW_AT_low_pc, DW_FORM_addr,
                               DW_AT_high_pc, DW_FORM_data4, 0});
     abbrev(a, AB_BASE, DW_TAG_base_type, 0,
            (const unsigned[]){DW_AT_name, DW_FORM_string, DW_AT_encoding, DW_FORM_data1, DW_AT_byte_size,
                               DW_FORM_data1, 0});
     abbrev(a, AB_ARRAY, DW_TAG_array_type, 1, (const unsigned[]){DW_AT_type, DW_FORM_ref4, 0});
-    abbrev(a, AB_SUBRANGE, DW_TAG_subrange_type, 0, (const unsigned[]){DW_AT_upper_bound, DW_FORM_data4, 0});
+    /* Both bounds explicit, whatever the language's default lower bound (Pascal's
+     * is 1: an upper bound alone read float m[3][4] as [1..2][1..3]). */
+    abbrev(a, AB_SUBRANGE, DW_TAG_subrange_type, 0,
+           (const unsigned[]){DW_AT_lower_bound, DW_FORM_data1, DW_AT_count, DW_FORM_data4, 0});
     abbrev(a, AB_GLOBAL, DW_TAG_variable, 0,
            (const unsigned[]){DW_AT_name, DW_FORM_string, DW_AT_decl_file, DW_FORM_data1, DW_AT_decl_line,
                               DW_FORM_data4, DW_AT_type, DW_FORM_ref4, DW_AT_external, DW_FORM_flag_present,
@@ -702,8 +707,14 @@ int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
     wd_u8(&info.b, WD_ADDR_SIZE);
     wd_uleb(&info.b, AB_CU);
     put_string(&info, "warp-cc");
-    wd_u16(&info.b, DW_LANG_Pascal83);
+    /* DWARF has no code for W2. Its arrays are C's (0-based, row-major) and so
+     * are its scalars; under Pascal's code (lower bound 1 by default) gdb and
+     * llvm-dwarfdump show them in Pascal's syntax, [0..5] for a C-like [6]. */
+    wd_u16(&info.b, DW_LANG_C99);
     put_string(&info, file ? file : "");
+    /* where a relative DW_AT_name and the line table's file names are found from */
+    char cwd[PATH_MAX];
+    put_string(&info, getcwd(cwd, sizeof cwd) ? cwd : ".");
     put_reloc(&info, ".Ldebug_line0", 0);
     put_reloc(&info, ".Ltext0", 0);
     wd_u32(&info.b, text_bundles * WT_BUNDLE_BYTES);
@@ -729,7 +740,8 @@ int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
         wd_u32(&info.b, T.t[t->is_float].die);
         for (int k = 0; k < t->ndims; k++) {
             wd_uleb(&info.b, AB_SUBRANGE);
-            wd_u32(&info.b, t->dims[k] - 1);
+            wd_u8(&info.b, 0);
+            wd_u32(&info.b, t->dims[k]);
         }
         wd_u8(&info.b, 0);
     }
