@@ -9,15 +9,22 @@
 #include "wdb_internal.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Printing stops after this many elements, as gdb's `print elements` does. */
-#define PRINT_ELEMENTS 200
-/* A run of equal elements this long prints as `x <repeats N times>` (gdb's). */
-#define REPEATS 10
+/* Printing stops after this many elements (gdb's `set print elements`); a run of
+ * equal elements this long prints as `x <repeats N times>` (`set print repeats`).
+ * 0 is unlimited. The session sets them before each command. */
+static unsigned print_elements = 200, print_repeats = 10;
+
+void wdb__print_limits(unsigned elements, unsigned repeats)
+{
+    print_elements = elements;
+    print_repeats = repeats;
+}
 
 void wdb__value_free(value *v)
 {
@@ -70,6 +77,27 @@ static void put_scalar(ws_buf *b, int elem, uint32_t bits, int fmt)
     case 'd': ws_buf_printf(b, "%d", (int32_t)bits); return;
     case 'u': ws_buf_printf(b, "%u", bits); return;
     case 'f': put_float(b, bits); return;
+    case 'o': ws_buf_printf(b, bits ? "0%o" : "0", bits); return;
+    case 't': {
+        char bin[33];
+        int n = 0;
+        for (int i = 31; i >= 0; i--)
+            if (n || (bits >> i & 1) || i == 0) bin[n++] = (char)('0' + (bits >> i & 1));
+        ws_buf_append(b, bin, (size_t)n);
+        return;
+    }
+    case 'c': {
+        /* gdb's: the low byte as a signed char, its value then its character */
+        int c = (int)(int8_t)(bits & 0xff);
+        static const char esc[] = "\a\b\t\n\v\f\r";
+        const char *e = c > 0 ? strchr(esc, c) : NULL;
+        if (c == 0) ws_buf_puts(b, "0 '\\000'");
+        else if (e) ws_buf_printf(b, "%d '\\%c'", c, "abtnvfr"[e - esc]);
+        else if (c == '\'' || c == '\\') ws_buf_printf(b, "%d '\\%c'", c, c);
+        else if (c >= 32 && c < 127) ws_buf_printf(b, "%d '%c'", c, c);
+        else ws_buf_printf(b, "%d '\\%03o'", c, (unsigned)c & 0xff);
+        return;
+    }
     default: break;
     }
     if (elem == EL_FLOAT || (elem == EL_WORD && !word_is_int(bits))) put_float(b, bits);
@@ -80,7 +108,7 @@ static void put_elements(ws_buf *b, const value *v, const uint32_t *w, uint32_t 
 {
     ws_buf_puts(b, "{");
     for (uint32_t i = 0; i < n;) {
-        if (*printed >= PRINT_ELEMENTS) {
+        if (print_elements && *printed >= print_elements) {
             ws_buf_puts(b, "...");
             break;
         }
@@ -88,7 +116,7 @@ static void put_elements(ws_buf *b, const value *v, const uint32_t *w, uint32_t 
         while (i + run < n && w[i + run] == w[i]) run++;
         if (i) ws_buf_puts(b, ", ");
         put_scalar(b, v->elem, w[i], fmt);
-        if (run >= REPEATS) {
+        if (print_repeats && run >= print_repeats) {
             ws_buf_printf(b, " <repeats %u times>", run);
             i += run;
         } else {
@@ -112,7 +140,7 @@ void wdb__format(const value *v, int fmt, ws_buf *b)
         if (v->ndims == 2) {
             ws_buf_puts(b, "{");
             for (uint32_t r = 0; r < v->dims[0]; r++) {
-                if (printed >= PRINT_ELEMENTS) {
+                if (print_elements && printed >= print_elements) {
                     ws_buf_puts(b, "...");
                     break;
                 }
@@ -162,6 +190,10 @@ typedef struct parser {
     int depth;                /* nesting of the recursive descent below */
     uint32_t pc;              /* whose scope names are looked up in */
     int check;                /* only check the expression: names, syntax and types, no values */
+    int assign;               /* a top-level `=` assigns (print, set var) */
+    int negated;              /* a unary minus comes just before: -2147483648 is a W2 int */
+    int outer;                /* in a caller's frame: registers hold the callee's values */
+    const char *start;        /* the expression's first character */
 } parser;
 
 /* Each level of nesting (a parenthesis, an index, int(), a unary operator) costs
@@ -200,10 +232,13 @@ static int accept(parser *P, const char *tok)
     return 1;
 }
 
-static int need_scalar(parser *P, const value *v)
+static int need_scalar(parser *P, value *v)
 {
     if (v->kind == V_ARRAY) return perr(P, "Arrays cannot be used in arithmetic.");
     if (v->kind == V_NONE) return perr(P, "value has been optimized out");
+    /* A word of unknown type computes as it prints: @xl[0] * 2 doubles the float
+     * that print @xl[0] shows, not its bits. */
+    if (v->kind == V_WORD) v->kind = word_is_int(v->bits) ? V_INT : V_FLOAT;
     return 0;
 }
 
@@ -282,8 +317,15 @@ static int variable(parser *P, const char *name, value *v)
         case WDB_LOC_ADDR: return load(P, SP_DATA, l.v, &var->type, v);
         case WDB_LOC_REG:
             if (var->type.ndims) break;
+            if (P->outer && l.v < 64) {
+                /* no call saves registers: the callee has them now */
+                v->kind = V_NONE;
+                snprintf(v->why, sizeof v->why, "<not saved>");
+                return 0;
+            }
             v->kind = var->type.is_float ? V_FLOAT : V_INT;
             v->bits = l.v == 64 ? (uint32_t)(d->img->first_cell + P->cell) : wsim_cell_reg(d->sim, P->cell, l.v);
+            if (l.v < 64) v->lreg = (int)l.v + 1;
             return 0;
         case WDB_LOC_CONST:
             if (var->type.ndims) break;
@@ -303,6 +345,12 @@ static int variable(parser *P, const char *name, value *v)
                          f->blocks[i].name);
         return 0;
     }
+    /* a function's name is its address, as in gdb (x/i poly, info symbol poly) */
+    for (size_t i = 0; i < d->dw->nfuncs; i++)
+        if (!strcmp(d->dw->funcs[i].name, name)) {
+            *v = scalar(V_PC, d->dw->funcs[i].lo);
+            return 0;
+        }
     const wrt_host_array *h = wrt_host_find(d->img, name);
     if (h) {
         wdb_type t = {h->is_float, h->dims[0] ? (h->dims[1] ? 2 : 1) : 0, {h->dims[0], h->dims[1]}};
@@ -373,6 +421,7 @@ static int dollar(parser *P, value *v)
     }
     if (o >= 0 && wt_opnd_is_reg((unsigned)o)) {
         *v = scalar(V_WORD, wsim_cell_reg(d->sim, P->cell, (unsigned)o));
+        v->lreg = o + 1;
         return 0;
     }
     return perr(P, "Invalid register \"$%s\"", name);
@@ -445,8 +494,12 @@ static int primary(parser *P, value *v)
             float f = strtof(s, &end);
             *v = scalar(V_FLOAT, wt_u(f));
         } else {
+            errno = 0;
             unsigned long long n = strtoull(s, &end, is_hex ? 16 : 10);
-            if (n > 0xffffffffull) return perr(P, "Numeric constant too large.");
+            /* W2's ints are 32 bits: a decimal constant past INT_MAX would wrap
+             * (hexadecimal ones are bit patterns, up to 0xffffffff). */
+            uint64_t max = is_hex ? 0xffffffffull : P->negated ? 0x80000000ull : 0x7fffffffull;
+            if (errno == ERANGE || n > max) return perr(P, "Numeric constant too large for a 32-bit int: %.*s.", (int)(end - s), s);
             *v = scalar(V_INT, (uint32_t)n);
         }
         if (isalpha((unsigned char)*end) || *end == '_') return perr(P, "Invalid number \"%.*s\".", (int)(end - s + 1), s);
@@ -557,7 +610,10 @@ static int unary(parser *P, value *v)
 {
     if (accept(P, "-")) {
         if (deeper(P)) return -1;
+        skip(P);
+        P->negated = isdigit((unsigned char)*P->p);
         int rc = unary(P, v);
+        P->negated = 0;
         P->depth--;
         if (rc) return -1;
         if (need_scalar(P, v)) return -1;
@@ -666,7 +722,15 @@ static int add(parser *P, value *v)
 
 static int cmp(parser *P, value *v)
 {
+    skip(P);
+    const char *from = P->p;
     if (add(P, v)) return -1;
+    /* print x = 5: an lvalue that is the whole left side is assigned (gdb), not
+     * compared as W2's `=` would; print 1 = 1 still compares. */
+    skip(P);
+    if (P->assign && P->depth == 1 && from == P->start && P->p[0] == '=' && P->p[1] != '=' && !v->is_ref &&
+        (v->lreg || v->space != SP_NONE) && v->kind != V_ARRAY)
+        return 0;
     int op = accept(P, "<=") ? 'l' : accept(P, ">=") ? 'g' : accept(P, "<>") ? '!' : accept(P, "!=") ? '!'
            : accept(P, "==") ? '=' : accept(P, "=") ? '=' : accept(P, "<") ? '<' : accept(P, ">") ? '>' : 0;
     return op ? combine(P, v, op, add) : 0;
@@ -726,11 +790,42 @@ static int expr_or(parser *P, value *v)
     return rc;
 }
 
-int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
+/* Stores r into the lvalue v (converted to its type); v becomes the new value. */
+static int store(parser *P, value *v, value *r)
+{
+    wdb *d = P->d;
+    if (need_scalar(P, r)) return -1;
+    if (v->kind == V_ARRAY) return perr(P, "Assignment to a whole array is not supported: assign its elements.");
+    if (v->kind == V_NONE) return perr(P, "Left operand of assignment is optimized out.");
+    if (!v->lreg && v->space == SP_NONE) return perr(P, "Left operand of assignment is not an lvalue.");
+    if (v->is_ref) return perr(P, "Left operand of assignment is not an lvalue.");
+    uint32_t bits = r->bits;
+    if (v->kind == V_FLOAT && r->kind != V_FLOAT) bits = wt_u((float)(int32_t)r->bits);
+    else if (v->kind == V_INT && r->kind == V_FLOAT) bits = wt_ftoi_sat(r->bits);
+    int rc;
+    if (v->lreg) rc = wsim_set_cell_reg(d->sim, P->cell, (unsigned)(v->lreg - 1), bits);
+    else if (v->space == SP_HOST) {
+        uint32_t size;
+        uint8_t *mem = wsim_host_memory(d->sim, &size);
+        rc = v->addr % 4 || (uint64_t)v->addr + 4 > size ? -1 : 0;
+        for (int i = 0; rc == 0 && i < 4; i++) mem[v->addr + (uint32_t)i] = (uint8_t)(bits >> (8 * i));
+    } else {
+        rc = wsim_set_cell_word(d->sim, P->cell, v->addr, bits);
+    }
+    if (rc && v->lreg) return perr(P, "Register $%s cannot be written.", wt_opnd_name((unsigned)(v->lreg - 1)));
+    if (rc) return perr(P, "Cannot access memory at address 0x%x", v->addr);
+    v->bits = bits;
+    if (v->kind == V_WORD) v->kind = r->kind == V_FLOAT ? V_FLOAT : V_INT;
+    return 0;
+}
+
+static int eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen, int assign)
 {
     memset(out, 0, sizeof *out);
-    parser P = {d, cell, expr, err, errlen, 0, 0, wdb__pc(d, cell), 0};
+    int outer = cell == d->sel && d->frame > 0;
+    parser P = {d, cell, expr, err, errlen, 0, 0, wdb__frame_pc(d, cell, outer ? d->frame : 0), 0, assign, 0, outer, NULL};
     skip(&P);
+    P.start = P.p;
     if (!*P.p) {
         snprintf(err, errlen, "Argument required (expression to compute).");
         return -1;
@@ -740,6 +835,18 @@ int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t 
         return -1;
     }
     skip(&P);
+    if (assign && (accept(&P, ":=") || accept(&P, "="))) {
+        value r;
+        /* the right side one level down: an `=` in it is W2's comparison */
+        P.depth = 1;
+        if (expr_or(&P, &r) || store(&P, out, &r)) {
+            wdb__value_free(&r);
+            wdb__value_free(out);
+            return -1;
+        }
+        wdb__value_free(&r);
+        skip(&P);
+    }
     if (*P.p) {
         wdb__value_free(out);
         perr(&P, "A syntax error in expression, near `%s'.", P.p);
@@ -748,10 +855,20 @@ int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t 
     return 0;
 }
 
+int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
+{
+    return eval(d, cell, expr, out, err, errlen, 0);
+}
+
+int wdb__eval_assign(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
+{
+    return eval(d, cell, expr, out, err, errlen, 1);
+}
+
 int wdb__check(wdb *d, uint32_t pc, const char *expr, char *err, size_t errlen)
 {
     value v;
-    parser P = {d, 0, expr, err, errlen, 0, 0, pc, 1};
+    parser P = {d, 0, expr, err, errlen, 0, 0, pc, 1, 0, 0, 0, NULL};
     skip(&P);
     if (!*P.p) {
         snprintf(err, errlen, "Argument required (expression to compute).");

@@ -39,6 +39,15 @@ uint32_t wdb__pc(const wdb *d, int cell)
     return d->sim ? wsim_cell_pc(d->sim, cell) * WT_BUNDLE_BYTES : d->img->entry * WT_BUNDLE_BYTES;
 }
 
+uint32_t wdb__frame_pc(wdb *d, int cell, int frame)
+{
+    if (!d->sim || frame <= 0) return wdb__pc(d, cell);
+    uint32_t ret[64];
+    unsigned depth = wsim_cell_return_stack(d->sim, cell, ret, 64);
+    if ((unsigned)frame > depth || frame > 64) return wdb__pc(d, cell);
+    return ret[frame - 1] ? (ret[frame - 1] - 1) * WT_BUNDLE_BYTES : 0;
+}
+
 const char *wdb__basename(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -90,6 +99,10 @@ wdb *wdb_new(const char *image, const wdb_options *opts, char *err, size_t errle
     d->list_file = -1;
     d->end_code = -1;
     d->quit_code = -1;
+    d->listsize = 10;
+    d->print_elements = 200;
+    d->print_repeats = 10;
+    d->next_display = 1;
     if (opts) {
         d->in_names = copy_strings(opts->in_names, opts->nin);
         d->in_paths = copy_strings(opts->in_paths, opts->nin);
@@ -132,6 +145,17 @@ void wdb_free(wdb *d)
     free(d->issued);
     free(d->last_cmd);
     free(d->image);
+    free_strings(d->displays, d->ndisplays);
+    free(d->display_nums);
+    free_strings(d->dirs, d->ndirs);
+    for (size_t i = 0; i < d->nusercmds; i++) {
+        free(d->usercmds[i].name);
+        free_strings(d->usercmds[i].lines, d->usercmds[i].nlines);
+    }
+    free(d->usercmds);
+    free_strings(d->collect, d->ncollect);
+    free(d->collect_name);
+    free(d->adv_addrs);
     free(d);
 }
 
@@ -185,6 +209,17 @@ static const char *source_text(wdb *d, uint32_t file, size_t *len)
         char e[256];
         d->src_tried[file] = 1;
         d->src[file] = ws_read_file(d->dw->files[file], &d->srclen[file], 64u << 20, e, sizeof e);
+        /* then the `directory` list, newest first, as gdb: DIR/PATH, then DIR/BASENAME */
+        for (size_t i = d->ndirs; !d->src[file] && i-- > 0;) {
+            const char *names[2] = {d->dw->files[file], wdb__basename(d->dw->files[file])};
+            for (int k = 0; k < 2 && !d->src[file]; k++) {
+                ws_buf p = {0};
+                ws_buf_printf(&p, "%s/%s", d->dirs[i], names[k]);
+                ws_buf_append(&p, "", 1);
+                d->src[file] = ws_read_file(p.data, &d->srclen[file], 64u << 20, e, sizeof e);
+                ws_buf_free(&p);
+            }
+        }
     }
     *len = d->srclen[file];
     return d->src[file];
@@ -417,8 +452,13 @@ static int step_done(wdb *d, stepper *st, uint32_t prev, uint32_t pc)
 {
     unsigned depth = depth_of(d, st->cell);
     if (st->mode == RUN_FINISH) return depth < st->depth;
+    if (st->mode == RUN_ADVANCE) {
+        for (size_t i = 0; i < d->nadv; i++)
+            if (d->adv_addrs[i] == pc) return 1;
+        return depth < st->depth;
+    }
     if (depth > st->depth) {
-        if (st->mode == RUN_NEXT) return 0;              /* inside a call: step over it */
+        if (st->mode == RUN_NEXT || st->mode == RUN_UNTIL) return 0;              /* inside a call: step over it */
         return wdb_stmt_at(d->dw, pc) != NULL;           /* step: the callee's first line */
     }
     if (depth < st->depth) {
@@ -436,6 +476,7 @@ static int step_done(wdb *d, stepper *st, uint32_t prev, uint32_t pc)
     if (!r) return 0;
     /* A new line (or another iteration of a pipelined kernel: a new
      * discriminator), or the same line again by a jump back (a loop). */
+    if (st->mode == RUN_UNTIL) return pc > st->start_pc && r->line != st->line;
     return r->line != st->line || r->discriminator != st->discr || pc <= prev;
 }
 
@@ -454,7 +495,7 @@ static void report_stop(wdb *d, FILE *out, int why, int cell, bpoint *b, const c
     case STOP_BREAK:
         /* A watched value that changed in the same clock is said first. */
         if (w) fprintf(out, "\nWatchpoint %d: %s\n\nOld value = %s\nNew value = %s\n", w->num, w->where, was, now);
-        fprintf(out, "\nBreakpoint %d, ", b->num);
+        fprintf(out, "\n%s %d, ", b->temporary ? "Temporary breakpoint" : "Breakpoint", b->num);
         print_location(d, out, d->sel, 1, 1);
         break;
     case STOP_WATCH:
@@ -527,13 +568,14 @@ int wdb__resumable(wdb *d, FILE *out)
 int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
 {
     if (wdb__resumable(d, out)) return WDB_ERROR;
-    if ((mode == RUN_STEP || mode == RUN_NEXT || mode == RUN_FINISH) &&
+    if ((mode == RUN_STEP || mode == RUN_NEXT || mode == RUN_FINISH || mode == RUN_UNTIL || mode == RUN_ADVANCE) &&
         wsim_cell_state_of(d->sim, d->sel) >= WSIM_CELL_HALTED)
         return wdb__error(d, "cell %d has halted; select a running cell (cell N).", d->sel);
     if (mode == RUN_FINISH && depth_of(d, d->sel) == 0)
         return wdb__error(d, "\"finish\" not meaningful in the outermost frame.");
     d->stop_req = 0;
     d->end_code = -1;
+    d->frame = 0;
     uint64_t done_units = 0;
     stepper st;
     stepper_init(d, &st, mode);
@@ -545,6 +587,9 @@ int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
             if (!b) continue;
             d->last_bp = b->num;
             report_stop(d, out, STOP_BREAK, k, b, NULL, NULL, &st, NULL);
+            d->stops++;
+            if (b->ncmds) d->pending_cmds = b->num;
+            if (b->temporary) d->pending_delete = b->num;
             return WDB_OK;
         }
     }
@@ -591,6 +636,9 @@ int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
         d->end_code = why == STOP_DONE ? 0 : why == STOP_FAULT ? 2 : why == STOP_DEADLOCK ? 3 : why == STOP_LIMIT ? 4
                     : why == STOP_FLOW ? 5 : -1;
         report_stop(d, out, why, cell, b, was, now, &st, w);
+        d->stops++;
+        if (why == STOP_BREAK && b->ncmds) d->pending_cmds = b->num;
+        if (why == STOP_BREAK && b->temporary) d->pending_delete = b->num;
         free(was);
         free(now);
         d->stop_req = 0;

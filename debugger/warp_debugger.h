@@ -156,6 +156,9 @@ void wdb_set_error_stream(wdb *d, FILE *err);
  * (never started, stopped at a breakpoint, or killed). warp-dbg -batch exits
  * with it, as gdb -return-child-result. */
 int wdb_exit_code(const wdb *d);
+/* Whether `shell` and `!` may run commands: off by default (a fuzzer or a test
+ * drives sessions too); warp-dbg turns it on. */
+void wdb_allow_shell(wdb *d, int allow);
 /* After WDB_QUIT: the status `quit N` asked for, or -1 for a plain quit. */
 int wdb_quit_code(const wdb *d);
 /* Asks a running command to stop at the next clock (from a SIGINT handler). */

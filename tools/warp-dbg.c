@@ -32,10 +32,22 @@
 #define PROMPT "(warp-dbg) "
 
 static wdb *session;
+static volatile sig_atomic_t at_prompt;
 
+/* Ctrl-C: a run stops at the next clock; at the prompt, the line typed so far is
+ * dropped and a fresh prompt shown, as gdb's "Quit". */
 static void on_sigint(int sig)
 {
     (void)sig;
+    if (at_prompt) {
+        static const char quit[] = "^C\nQuit\n";
+        ssize_t r = write(STDOUT_FILENO, quit, sizeof quit - 1);
+        (void)r;
+        rl_replace_line("", 0);
+        rl_on_new_line();
+        rl_redisplay();
+        return;
+    }
     if (session) wdb_interrupt(session);
 }
 
@@ -115,9 +127,13 @@ static int repl(FILE *out)
     rl_readline_name = "warp-dbg";
     rl_attempted_completion_function = complete;
     rl_completer_word_break_characters = (char *)" \t\n";
+    /* our SIGINT handler, not readline's: readline's keeps the line */
+    rl_catch_signals = 0;
     wdb_set_repeat(session, 1);
     for (;;) {
+        at_prompt = 1;
         char *line = readline(PROMPT);
+        at_prompt = 0;
         if (!line) {
             fputs("quit\n", out);
             break;
@@ -221,6 +237,7 @@ int main(int argc, char **argv)
         printf("warp-dbg 0.1.0: the Warp and iWarp arrays, cell by cell. Type \"help\" for the commands.\n"
                "Reading symbols from %s...\n", image);
     wdb_set_error_stream(session, stderr);
+    wdb_allow_shell(session, 1);
     int quit = 0, file_failed = 0;
     for (size_t i = 0; i < nx && !quit; i++) {
         FILE *f = fopen(xfiles[i], "r");
