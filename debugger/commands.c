@@ -1049,11 +1049,17 @@ static int info_line(wdb *d, const char *args, FILE *out)
             ws_buf_free(&where);
             return WDB_ERROR;
         }
+        ws_buf_append(&where, "", 1);
+        const char *colon = strrchr(where.data, ':');
+        unsigned long want = colon ? strtoul(colon + 1, NULL, 10) : 0;
         ws_buf_free(&where);
         pc = addrs[0];
         free(addrs);
-        r = wdb_row_at(d->dw, pc);
-        if (r && r->addr != pc) r = NULL;
+        /* of the rows at that address (statements that begin in one bundle), the line's */
+        for (size_t i = 0; i < d->dw->nrows; i++)
+            if (d->dw->rows[i].addr == pc && !d->dw->rows[i].end && (!r || d->dw->rows[i].line == want))
+                r = &d->dw->rows[i];
+        if (r && want && r->line != want) r = NULL;
         if (!r) r = wdb_stmt_at(d->dw, pc);
     }
     if (!r) r = wdb_row_at(d->dw, pc);

@@ -818,7 +818,10 @@ size_t wdb_line_addrs(const wdb_dwarf *d, const char *file, uint32_t line, uint3
         if (r->end || r->basic_block) taken = 0;
         if (r->end || !r->is_stmt || r->line != line || taken) continue;
         if (r->file >= d->nfiles || !file_matches(d->files[r->file], file)) continue;
-        if (i + 1 < d->nrows && d->rows[i + 1].addr == r->addr && !d->rows[i + 1].end) continue;
+        /* several rows at one address: each is a statement that begins there
+         * (the last names the address); a line's own repeat counts once */
+        if (i + 1 < d->nrows && d->rows[i + 1].addr == r->addr && !d->rows[i + 1].end && d->rows[i + 1].line == line)
+            continue;
         taken = 1;
         if (n < max) addrs[n] = r->addr;
         n++;
