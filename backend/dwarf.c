@@ -666,6 +666,41 @@ static void loc_expr(ws_buf *b, const drange *r)
     }
 }
 
+/* The DIGlobalVariableExpressions of the compile unit's globals list: those of
+ * globals the optimizer removed are only there. NULL-terminated, malloc'd. */
+static void emitted_var(LLVMMetadataRef **done, size_t *n, LLVMMetadataRef var)
+{
+    *done = ws_xrealloc(*done, (*n + 1) * sizeof **done);
+    (*done)[(*n)++] = var;
+}
+
+static LLVMMetadataRef *cu_globals(wb_dinfo *d, LLVMModuleRef m)
+{
+    LLVMMetadataRef *out = ws_xcalloc(1, sizeof *out);
+    size_t n = 0;
+    unsigned ncu = LLVMGetNamedMetadataNumOperands(m, "llvm.dbg.cu");
+    LLVMValueRef *cus = ws_xcalloc(ncu + 1, sizeof *cus);
+    LLVMGetNamedMetadataOperands(m, "llvm.dbg.cu", cus);
+    for (unsigned c = 0; c < ncu; c++) {
+        /* DICompileUnit's operand 6 is its globals (LLVM's DICompileUnit layout) */
+        LLVMMetadataRef list = md_node_op(d, LLVMValueAsMetadata(cus[c]), 6);
+        if (!list) continue;
+        unsigned k;
+        LLVMValueRef *ops = md_ops(d, list, &k);
+        for (unsigned i = 0; i < k; i++) {
+            if (!is_node(ops[i])) continue;
+            LLVMMetadataRef gve = LLVMValueAsMetadata(ops[i]);
+            if (LLVMGetMetadataKind(gve) != LLVMDIGlobalVariableExpressionMetadataKind) continue;
+            out = ws_xrealloc(out, (n + 2) * sizeof *out);
+            out[n++] = gve;
+            out[n] = NULL;
+        }
+        free(ops);
+    }
+    free(cus);
+    return out;
+}
+
 int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
 {
     wb_module *mod = d->mod;
@@ -692,6 +727,12 @@ int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
                 type_index(&T, &t);
         }
         if (e) LLVMDisposeValueMetadataEntries(e);
+    }
+    LLVMMetadataRef *listed = cu_globals(d, mod->m);
+    for (size_t i = 0; listed[i]; i++) {
+        dtype t;
+        if (read_type(d, md_node_op(d, LLVMDIGlobalVariableExpressionGetVariable(listed[i]), 3), &t) == 0)
+            type_index(&T, &t);
     }
     for (int i = 0; i < d->nfuncs; i++)
         for (int k = 0; k < d->funcs[i].nvars; k++) {
@@ -747,6 +788,8 @@ int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
     }
 
     /* Cell globals. */
+    LLVMMetadataRef *done = NULL;
+    size_t ndone = 0;
     for (LLVMValueRef g = LLVMGetFirstGlobal(mod->m); g; g = LLVMGetNextGlobal(g)) {
         if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != 0) continue;
         size_t n;
@@ -773,9 +816,31 @@ int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
             wd_u32(&info.b, LLVMDIVariableGetLine(var));
             wd_u32(&info.b, T.t[type_index(&T, &t)].die);
             addr_location(&info, sym, 0);
+            emitted_var(&done, &ndone, var);
         }
         if (e) LLVMDisposeValueMetadataEntries(e);
     }
+    /* Globals the optimizer removed (never read, or folded into their uses):
+     * still declared, with no location, so the debugger says <optimized out>. */
+    for (size_t i = 0; listed[i]; i++) {
+        LLVMMetadataRef var = LLVMDIGlobalVariableExpressionGetVariable(listed[i]);
+        dtype t;
+        int seen = 0;
+        for (size_t k = 0; k < ndone && !seen; k++) seen = done[k] == var;
+        if (!var || seen || read_type(d, md_node_op(d, var, 3), &t) < 0) continue;
+        emitted_var(&done, &ndone, var);
+        const char *name = md_name(d, var, 1);
+        char *c = ws_arena_alloc(A, strlen(name) + 48);
+        sprintf(c, "variable %s (optimized out)", name);
+        put_comment(&info, c);
+        wd_uleb(&info.b, AB_VAR_NONE);
+        put_string(&info, name);
+        wd_u8(&info.b, 1);
+        wd_u32(&info.b, LLVMDIVariableGetLine(var));
+        wd_u32(&info.b, T.t[type_index(&T, &t)].die);
+    }
+    free(listed);
+    free(done);
 
     for (int i = 0; i < d->nfuncs; i++) {
         dfunc *fn = &d->funcs[i];

@@ -1465,8 +1465,9 @@ static int cmd_whatis(wdb *d, const char *args, FILE *out)
     int rc = d->sim ? wdb__eval(d, d->sel, e, &v, err, sizeof err)
                     : wdb__check(d, wdb__frame_pc(d, d->sel, 0), e, err, sizeof err);
     if (rc != 0) return wdb__error(d, "%s", err);
-    if (!d->sim) {
-        /* without a run, the type comes from the declaration */
+    if (d->sim && v.kind == V_NONE && wdb__find_var(d, d->sel, e)) wdb__value_free(&v);
+    if (!d->sim || v.kind == V_NONE) {
+        /* without a run, or optimized out: the type comes from the declaration */
         const wdb_var *var = wdb__find_var(d, d->sel, e);
         const wrt_host_array *h = var ? NULL : wrt_host_find(d->img, e);
         memset(&v, 0, sizeof v);
