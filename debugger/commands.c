@@ -1387,6 +1387,7 @@ static int info_source(wdb *d, const char *args, FILE *out)
     size_t len;
     const char *text;
     fprintf(out, "Current source file is %s\n", name);
+    if (d->dw->comp_dir) fprintf(out, "Compilation directory is %s\n", d->dw->comp_dir);
     if (wdb__source(d, r->file, 1, &text, &len) == 0) {
         unsigned lines = 0;
         for (uint32_t l = 1; wdb__source(d, r->file, l, &text, &len) == 0; l++) lines = l;

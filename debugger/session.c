@@ -209,6 +209,14 @@ static const char *source_text(wdb *d, uint32_t file, size_t *len)
         char e[256];
         d->src_tried[file] = 1;
         d->src[file] = ws_read_file(d->dw->files[file], &d->srclen[file], 64u << 20, e, sizeof e);
+        /* a relative name from the compilation directory, as gdb's $cdir */
+        if (!d->src[file] && d->dw->comp_dir && d->dw->files[file][0] != '/') {
+            ws_buf p = {0};
+            ws_buf_printf(&p, "%s/%s", d->dw->comp_dir, d->dw->files[file]);
+            ws_buf_append(&p, "", 1);
+            d->src[file] = ws_read_file(p.data, &d->srclen[file], 64u << 20, e, sizeof e);
+            ws_buf_free(&p);
+        }
         /* then the `directory` list, newest first, as gdb: DIR/PATH, then DIR/BASENAME */
         for (size_t i = d->ndirs; !d->src[file] && i-- > 0;) {
             const char *names[2] = {d->dw->files[file], wdb__basename(d->dw->files[file])};

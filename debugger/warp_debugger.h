@@ -87,6 +87,7 @@ typedef struct wdb_dwarf {
     size_t nfuncs;
     wdb_var *globals;
     size_t nglobals;
+    char *comp_dir;           /* the first unit's DW_AT_comp_dir: where relative file names start; NULL none */
 } wdb_dwarf;
 
 /* The DWARF of an ELF image or object; an empty one if the file has none. NULL
