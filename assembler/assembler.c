@@ -807,6 +807,17 @@ static int dir_loc(as *A, const char *pos, const char *s, const char *e)
         if (p < e && *p == ',') p = skip_ws(p + 1, e);
     }
     if (n == 0) return error_at(A, pos, "'.loc' takes a line and an optional column");
+    /* Two .loc before one bundle: the first is a row of its own at the bundle's
+     * address (a statement that begins in a bundle named by another), in the line
+     * table only; the last names the bundle, there and in .warp.lines. */
+    if (A->loc_pending) {
+        if (A->nlocs == A->loccap) {
+            A->loccap = A->loccap ? 2 * A->loccap : 256;
+            A->locs = ws_xrealloc(A->locs, A->loccap * sizeof *A->locs);
+        }
+        A->locs[A->nlocs++] = (locrec){(uint32_t)A->u.text.len, A->loc_line, A->loc_col, A->loc_file, A->loc_is_stmt,
+                                       A->loc_bb, A->loc_discr};
+    }
     A->loc_is_stmt = (uint8_t)is_stmt;
     A->loc_bb = (uint8_t)bb;
     A->loc_discr = (uint32_t)discr;

@@ -24,6 +24,7 @@
 #include <llvm-c/DebugInfo.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "warp_dwarf.h"
 
@@ -590,13 +591,17 @@ static void write_abbrevs(ws_buf *a)
 {
     abbrev(a, AB_CU, DW_TAG_compile_unit, 1,
            (const unsigned[]){DW_AT_producer, DW_FORM_string, DW_AT_language, DW_FORM_data2, DW_AT_name,
-                              DW_FORM_string, DW_AT_stmt_list, DW_FORM_sec_offset, DW_AT_low_pc, DW_FORM_addr,
+                              DW_FORM_string, DW_AT_comp_dir, DW_FORM_string, DW_AT_stmt_list, DW_FORM_sec_offset,
+                              DW_AT_low_pc, DW_FORM_addr,
                               DW_AT_high_pc, DW_FORM_data4, 0});
     abbrev(a, AB_BASE, DW_TAG_base_type, 0,
            (const unsigned[]){DW_AT_name, DW_FORM_string, DW_AT_encoding, DW_FORM_data1, DW_AT_byte_size,
                               DW_FORM_data1, 0});
     abbrev(a, AB_ARRAY, DW_TAG_array_type, 1, (const unsigned[]){DW_AT_type, DW_FORM_ref4, 0});
-    abbrev(a, AB_SUBRANGE, DW_TAG_subrange_type, 0, (const unsigned[]){DW_AT_upper_bound, DW_FORM_data4, 0});
+    /* Both bounds explicit, whatever the language's default lower bound (Pascal's
+     * is 1: an upper bound alone read float m[3][4] as [1..2][1..3]). */
+    abbrev(a, AB_SUBRANGE, DW_TAG_subrange_type, 0,
+           (const unsigned[]){DW_AT_lower_bound, DW_FORM_data1, DW_AT_count, DW_FORM_data4, 0});
     abbrev(a, AB_GLOBAL, DW_TAG_variable, 0,
            (const unsigned[]){DW_AT_name, DW_FORM_string, DW_AT_decl_file, DW_FORM_data1, DW_AT_decl_line,
                               DW_FORM_data4, DW_AT_type, DW_FORM_ref4, DW_AT_external, DW_FORM_flag_present,
@@ -661,6 +666,41 @@ static void loc_expr(ws_buf *b, const drange *r)
     }
 }
 
+/* The DIGlobalVariableExpressions of the compile unit's globals list: those of
+ * globals the optimizer removed are only there. NULL-terminated, malloc'd. */
+static void emitted_var(LLVMMetadataRef **done, size_t *n, LLVMMetadataRef var)
+{
+    *done = ws_xrealloc(*done, (*n + 1) * sizeof **done);
+    (*done)[(*n)++] = var;
+}
+
+static LLVMMetadataRef *cu_globals(wb_dinfo *d, LLVMModuleRef m)
+{
+    LLVMMetadataRef *out = ws_xcalloc(1, sizeof *out);
+    size_t n = 0;
+    unsigned ncu = LLVMGetNamedMetadataNumOperands(m, "llvm.dbg.cu");
+    LLVMValueRef *cus = ws_xcalloc(ncu + 1, sizeof *cus);
+    LLVMGetNamedMetadataOperands(m, "llvm.dbg.cu", cus);
+    for (unsigned c = 0; c < ncu; c++) {
+        /* DICompileUnit's operand 6 is its globals (LLVM's DICompileUnit layout) */
+        LLVMMetadataRef list = md_node_op(d, LLVMValueAsMetadata(cus[c]), 6);
+        if (!list) continue;
+        unsigned k;
+        LLVMValueRef *ops = md_ops(d, list, &k);
+        for (unsigned i = 0; i < k; i++) {
+            if (!is_node(ops[i])) continue;
+            LLVMMetadataRef gve = LLVMValueAsMetadata(ops[i]);
+            if (LLVMGetMetadataKind(gve) != LLVMDIGlobalVariableExpressionMetadataKind) continue;
+            out = ws_xrealloc(out, (n + 2) * sizeof *out);
+            out[n++] = gve;
+            out[n] = NULL;
+        }
+        free(ops);
+    }
+    free(cus);
+    return out;
+}
+
 int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
 {
     wb_module *mod = d->mod;
@@ -688,6 +728,12 @@ int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
         }
         if (e) LLVMDisposeValueMetadataEntries(e);
     }
+    LLVMMetadataRef *listed = cu_globals(d, mod->m);
+    for (size_t i = 0; listed[i]; i++) {
+        dtype t;
+        if (read_type(d, md_node_op(d, LLVMDIGlobalVariableExpressionGetVariable(listed[i]), 3), &t) == 0)
+            type_index(&T, &t);
+    }
     for (int i = 0; i < d->nfuncs; i++)
         for (int k = 0; k < d->funcs[i].nvars; k++) {
             dtype t;
@@ -702,8 +748,14 @@ int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
     wd_u8(&info.b, WD_ADDR_SIZE);
     wd_uleb(&info.b, AB_CU);
     put_string(&info, "warp-cc");
-    wd_u16(&info.b, DW_LANG_Pascal83);
+    /* DWARF has no code for W2. Its arrays are C's (0-based, row-major) and so
+     * are its scalars; under Pascal's code (lower bound 1 by default) gdb and
+     * llvm-dwarfdump show them in Pascal's syntax, [0..5] for a C-like [6]. */
+    wd_u16(&info.b, DW_LANG_C99);
     put_string(&info, file ? file : "");
+    /* where a relative DW_AT_name and the line table's file names are found from */
+    char cwd[PATH_MAX];
+    put_string(&info, getcwd(cwd, sizeof cwd) ? cwd : ".");
     put_reloc(&info, ".Ldebug_line0", 0);
     put_reloc(&info, ".Ltext0", 0);
     wd_u32(&info.b, text_bundles * WT_BUNDLE_BYTES);
@@ -729,12 +781,15 @@ int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
         wd_u32(&info.b, T.t[t->is_float].die);
         for (int k = 0; k < t->ndims; k++) {
             wd_uleb(&info.b, AB_SUBRANGE);
-            wd_u32(&info.b, t->dims[k] - 1);
+            wd_u8(&info.b, 0);
+            wd_u32(&info.b, t->dims[k]);
         }
         wd_u8(&info.b, 0);
     }
 
     /* Cell globals. */
+    LLVMMetadataRef *done = NULL;
+    size_t ndone = 0;
     for (LLVMValueRef g = LLVMGetFirstGlobal(mod->m); g; g = LLVMGetNextGlobal(g)) {
         if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != 0) continue;
         size_t n;
@@ -761,9 +816,31 @@ int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
             wd_u32(&info.b, LLVMDIVariableGetLine(var));
             wd_u32(&info.b, T.t[type_index(&T, &t)].die);
             addr_location(&info, sym, 0);
+            emitted_var(&done, &ndone, var);
         }
         if (e) LLVMDisposeValueMetadataEntries(e);
     }
+    /* Globals the optimizer removed (never read, or folded into their uses):
+     * still declared, with no location, so the debugger says <optimized out>. */
+    for (size_t i = 0; listed[i]; i++) {
+        LLVMMetadataRef var = LLVMDIGlobalVariableExpressionGetVariable(listed[i]);
+        dtype t;
+        int seen = 0;
+        for (size_t k = 0; k < ndone && !seen; k++) seen = done[k] == var;
+        if (!var || seen || read_type(d, md_node_op(d, var, 3), &t) < 0) continue;
+        emitted_var(&done, &ndone, var);
+        const char *name = md_name(d, var, 1);
+        char *c = ws_arena_alloc(A, strlen(name) + 48);
+        sprintf(c, "variable %s (optimized out)", name);
+        put_comment(&info, c);
+        wd_uleb(&info.b, AB_VAR_NONE);
+        put_string(&info, name);
+        wd_u8(&info.b, 1);
+        wd_u32(&info.b, LLVMDIVariableGetLine(var));
+        wd_u32(&info.b, T.t[type_index(&T, &t)].die);
+    }
+    free(listed);
+    free(done);
 
     for (int i = 0; i < d->nfuncs; i++) {
         dfunc *fn = &d->funcs[i];

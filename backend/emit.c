@@ -408,6 +408,38 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
             if (pos[succ[k]] <= oi && oi + 1 > loop_end[succ[k]]) loop_end[succ[k]] = oi + 1;
     }
     unsigned last_line = 0, last_col = 0;
+    /* The lines that name a bundle (the rule below); a line that names none (at
+     * -O0 a receive shares its bundle with the zeroing of the locals declared
+     * before it, and took their line) gets a row of its own at the first bundle
+     * that holds one of its operations, so that every statement has a row. */
+    unsigned char *has_row = NULL;
+    size_t has_row_len = 0;
+    for (int bi = 0; bi < f->nblocks; bi++) {
+        const wb_block *b = f->blocks[bi];
+        int n = b->nins + (b->term.op != WT_OP_NONE);
+        int *best = ws_xcalloc((size_t)b->len + 1, sizeof *best);
+        for (int c = 0; c < b->len; c++) best[c] = -1;
+        for (int i = 0; i < n; i++) {
+            const wb_ins *in = i < b->nins ? &b->ins[i] : &b->term;
+            if (!in->line || in->cycle < 0 || in->cycle >= b->len) continue;
+            int faults = wt_ops[in->mop].kind == WT_K_DIV;
+            int c = in->cycle;
+            if (best[c] < 0 || faults > (wt_ops[(best[c] < b->nins ? &b->ins[best[c]] : &b->term)->mop].kind == WT_K_DIV))
+                best[c] = i;
+        }
+        for (int c = 0; c < b->len; c++) {
+            if (best[c] < 0) continue;
+            unsigned line = (best[c] < b->nins ? &b->ins[best[c]] : &b->term)->line;
+            if (line >= has_row_len) {
+                size_t len = (size_t)line * 2 + 64;
+                has_row = ws_xrealloc(has_row, len);
+                memset(has_row + has_row_len, 0, len - has_row_len);
+                has_row_len = len;
+            }
+            has_row[line] = 1;
+        }
+        free(best);
+    }
     for (int oi = 0; oi < f->norder; oi++) {
         const wb_block *b = f->blocks[f->order[oi]];
         if (L.name[b->id]) ws_buf_printf(out, "%s:\n", L.name[b->id]);
@@ -459,12 +491,29 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
                         first_faults = faults;
                     }
                 }
+                /* A statement that names no bundle gets a row of its own here, at
+                 * the same address and before the bundle's own (the last row of an
+                 * address is its line): `break` and `info line` find every statement. */
+                int extra = 0;
+                for (int i = 0; first && i < k; i++) {
+                    const wb_ins *in = refs[i].in;
+                    if (!in->line || (in->line < has_row_len && has_row[in->line])) continue;
+                    if (in->line >= has_row_len) {
+                        size_t len = (size_t)in->line * 2 + 64;
+                        has_row = ws_xrealloc(has_row, len);
+                        memset(has_row + has_row_len, 0, len - has_row_len);
+                        has_row_len = len;
+                    }
+                    has_row[in->line] = 1;
+                    ws_buf_printf(out, DIR "%u %u\n", ".loc", in->line, in->col);
+                    extra = 1;
+                }
                 int starts_block = c == 0;
                 /* In a pipelined kernel one iteration starts every II bundles: each
                  * start is a statement of its own, told apart by a discriminator
                  * (the kernel copy, from 1), so `step` walks the iterations. */
                 int iteration = b->ii > 0 && c % b->ii == 0 ? c / b->ii + 1 : 0;
-                if (first && (starts_block || iteration || first->line != last_line || first->col != last_col)) {
+                if (first && (extra || starts_block || iteration || first->line != last_line || first->col != last_col)) {
                     ws_buf_printf(out, DIR "%u %u", ".loc", first->line, first->col);
                     if (!starts_block && !iteration && first->line == last_line) ws_buf_puts(out, " is_stmt 0");
                     if (starts_block) ws_buf_puts(out, " basic_block");
@@ -488,6 +537,7 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
         free(all);
         free(first_of);
     }
+    free(has_row);
     ws_buf_printf(out, DIR, ".size");
     wb_put_symbol(out, f->name, 0);
     ws_buf_puts(out, ", .-");

@@ -452,6 +452,9 @@ static int read_unit(reader *R, size_t off, size_t *next, dies *D)
             }
             switch (name) {
             case DW_AT_name: x->name = v.str; break;
+            case DW_AT_comp_dir:
+                if (a->tag == DW_TAG_compile_unit && v.str && !R->d->comp_dir) R->d->comp_dir = ws_xstrdup(v.str);
+                break;
             case DW_AT_linkage_name: x->linkage = v.str; break;
             case DW_AT_low_pc: x->low = (uint32_t)v.u; x->has_low = 1; break;
             case DW_AT_high_pc:
@@ -746,6 +749,7 @@ void wdb_dwarf_free(wdb_dwarf *d)
 {
     if (!d) return;
     free(d->rows);
+    free(d->comp_dir);
     for (size_t i = 0; i < d->nfiles; i++) free(d->files[i]);
     free(d->files);
     for (size_t i = 0; i < d->nfuncs; i++) {
@@ -818,7 +822,10 @@ size_t wdb_line_addrs(const wdb_dwarf *d, const char *file, uint32_t line, uint3
         if (r->end || r->basic_block) taken = 0;
         if (r->end || !r->is_stmt || r->line != line || taken) continue;
         if (r->file >= d->nfiles || !file_matches(d->files[r->file], file)) continue;
-        if (i + 1 < d->nrows && d->rows[i + 1].addr == r->addr && !d->rows[i + 1].end) continue;
+        /* several rows at one address: each is a statement that begins there
+         * (the last names the address); a line's own repeat counts once */
+        if (i + 1 < d->nrows && d->rows[i + 1].addr == r->addr && !d->rows[i + 1].end && d->rows[i + 1].line == line)
+            continue;
         taken = 1;
         if (n < max) addrs[n] = r->addr;
         n++;

@@ -9,15 +9,22 @@
 #include "wdb_internal.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Printing stops after this many elements, as gdb's `print elements` does. */
-#define PRINT_ELEMENTS 200
-/* A run of equal elements this long prints as `x <repeats N times>` (gdb's). */
-#define REPEATS 10
+/* Printing stops after this many elements (gdb's `set print elements`); a run of
+ * equal elements this long prints as `x <repeats N times>` (`set print repeats`).
+ * 0 is unlimited. The session sets them before each command. */
+static unsigned print_elements = 200, print_repeats = 10;
+
+void wdb__print_limits(unsigned elements, unsigned repeats)
+{
+    print_elements = elements;
+    print_repeats = repeats;
+}
 
 void wdb__value_free(value *v)
 {
@@ -70,6 +77,27 @@ static void put_scalar(ws_buf *b, int elem, uint32_t bits, int fmt)
     case 'd': ws_buf_printf(b, "%d", (int32_t)bits); return;
     case 'u': ws_buf_printf(b, "%u", bits); return;
     case 'f': put_float(b, bits); return;
+    case 'o': ws_buf_printf(b, bits ? "0%o" : "0", bits); return;
+    case 't': {
+        char bin[33];
+        int n = 0;
+        for (int i = 31; i >= 0; i--)
+            if (n || (bits >> i & 1) || i == 0) bin[n++] = (char)('0' + (bits >> i & 1));
+        ws_buf_append(b, bin, (size_t)n);
+        return;
+    }
+    case 'c': {
+        /* gdb's: the low byte as a signed char, its value then its character */
+        int c = (int)(int8_t)(bits & 0xff);
+        static const char esc[] = "\a\b\t\n\v\f\r";
+        const char *e = c > 0 ? strchr(esc, c) : NULL;
+        if (c == 0) ws_buf_puts(b, "0 '\\000'");
+        else if (e) ws_buf_printf(b, "%d '\\%c'", c, "abtnvfr"[e - esc]);
+        else if (c == '\'' || c == '\\') ws_buf_printf(b, "%d '\\%c'", c, c);
+        else if (c >= 32 && c < 127) ws_buf_printf(b, "%d '%c'", c, c);
+        else ws_buf_printf(b, "%d '\\%03o'", c, (unsigned)c & 0xff);
+        return;
+    }
     default: break;
     }
     if (elem == EL_FLOAT || (elem == EL_WORD && !word_is_int(bits))) put_float(b, bits);
@@ -80,7 +108,7 @@ static void put_elements(ws_buf *b, const value *v, const uint32_t *w, uint32_t 
 {
     ws_buf_puts(b, "{");
     for (uint32_t i = 0; i < n;) {
-        if (*printed >= PRINT_ELEMENTS) {
+        if (print_elements && *printed >= print_elements) {
             ws_buf_puts(b, "...");
             break;
         }
@@ -88,7 +116,7 @@ static void put_elements(ws_buf *b, const value *v, const uint32_t *w, uint32_t 
         while (i + run < n && w[i + run] == w[i]) run++;
         if (i) ws_buf_puts(b, ", ");
         put_scalar(b, v->elem, w[i], fmt);
-        if (run >= REPEATS) {
+        if (print_repeats && run >= print_repeats) {
             ws_buf_printf(b, " <repeats %u times>", run);
             i += run;
         } else {
@@ -112,7 +140,7 @@ void wdb__format(const value *v, int fmt, ws_buf *b)
         if (v->ndims == 2) {
             ws_buf_puts(b, "{");
             for (uint32_t r = 0; r < v->dims[0]; r++) {
-                if (printed >= PRINT_ELEMENTS) {
+                if (print_elements && printed >= print_elements) {
                     ws_buf_puts(b, "...");
                     break;
                 }
@@ -137,9 +165,9 @@ int wdb__truth(const value *v)
 
 /* ---- Names -------------------------------------------------------------------------------- */
 
-const wdb_var *wdb__find_var(wdb *d, int cell, const char *name)
+static const wdb_var *find_var_at(wdb *d, uint32_t pc, const char *name)
 {
-    const wdb_func *f = wdb_func_at(d->dw, wdb__pc(d, cell));
+    const wdb_func *f = wdb_func_at(d->dw, pc);
     if (f)
         for (size_t i = 0; i < f->nvars; i++)
             if (strcmp(f->vars[i].name, name) == 0) return &f->vars[i];
@@ -147,6 +175,8 @@ const wdb_var *wdb__find_var(wdb *d, int cell, const char *name)
         if (strcmp(d->dw->globals[i].name, name) == 0) return &d->dw->globals[i];
     return NULL;
 }
+
+const wdb_var *wdb__find_var(wdb *d, int cell, const char *name) { return find_var_at(d, wdb__pc(d, cell), name); }
 
 /* ---- The parser --------------------------------------------------------------------------- */
 
@@ -157,7 +187,19 @@ typedef struct parser {
     char *err;
     size_t errlen;
     int failed;
+    int depth;                /* nesting of the recursive descent below */
+    uint32_t pc;              /* whose scope names are looked up in */
+    int check;                /* only check the expression: names, syntax and types, no values */
+    int assign;               /* a top-level `=` assigns (print, set var) */
+    int negated;              /* a unary minus comes just before: -2147483648 is a W2 int */
+    int outer;                /* in a caller's frame: registers hold the callee's values */
+    const char *start;        /* the expression's first character */
 } parser;
+
+/* Each level of nesting (a parenthesis, an index, int(), a unary operator) costs
+ * the recursive descent about ten C frames: deeper expressions are refused with
+ * a message instead of overflowing the stack. No one writes 256 levels by hand. */
+#define MAX_EXPR_DEPTH 256
 
 static int perr(parser *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int perr(parser *P, const char *fmt, ...)
@@ -190,10 +232,13 @@ static int accept(parser *P, const char *tok)
     return 1;
 }
 
-static int need_scalar(parser *P, const value *v)
+static int need_scalar(parser *P, value *v)
 {
     if (v->kind == V_ARRAY) return perr(P, "Arrays cannot be used in arithmetic.");
     if (v->kind == V_NONE) return perr(P, "value has been optimized out");
+    /* A word of unknown type computes as it prints: @xl[0] * 2 doubles the float
+     * that print @xl[0] shows, not its bits. */
+    if (v->kind == V_WORD) v->kind = word_is_int(v->bits) ? V_INT : V_FLOAT;
     return 0;
 }
 
@@ -201,6 +246,7 @@ static int is_fl(const value *v) { return v->kind == V_FLOAT; }
 static float as_f(const value *v) { return v->kind == V_FLOAT ? wt_f(v->bits) : (float)(int32_t)v->bits; }
 
 static int expr_or(parser *P, value *v);
+static int deeper(parser *P);
 
 /* Reads n words of a space (data memory of the cell or host memory). */
 static int read_words(parser *P, int space, uint32_t addr, size_t n, uint32_t *out)
@@ -240,17 +286,46 @@ static int load(parser *P, int space, uint32_t addr, const wdb_type *t, value *v
 static int variable(parser *P, const char *name, value *v)
 {
     wdb *d = P->d;
-    const wdb_var *var = wdb__find_var(d, P->cell, name);
+    const wdb_var *var = find_var_at(d, P->pc, name);
+    if (P->check && (var || wrt_host_find(d->img, name))) {
+        /* a value of the right type: what the expression does with it is checked */
+        memset(v, 0, sizeof *v);
+        wdb_type t = {0, 0, {0, 0}};
+        const wrt_host_array *h = var ? NULL : wrt_host_find(d->img, name);
+        if (var) t = var->type;
+        else t = (wdb_type){h->is_float, h->dims[0] ? (h->dims[1] ? 2 : 1) : 0, {h->dims[0], h->dims[1]}};
+        if (!t.ndims) {
+            v->kind = t.is_float ? V_FLOAT : V_INT;
+            return 0;
+        }
+        v->kind = V_ARRAY;
+        v->elem = t.is_float ? EL_FLOAT : EL_INT;
+        v->ndims = t.ndims;
+        v->dims[0] = t.dims[0];
+        v->dims[1] = t.dims[1];
+        v->nwords = (size_t)t.dims[0] * (t.ndims > 1 ? t.dims[1] : 1);
+        if (v->nwords > (1u << 26)) return perr(P, "array too large");
+        v->words = ws_xcalloc(v->nwords + 1, sizeof *v->words);
+        return 0;
+    }
+    if ((var || wrt_host_find(d->img, name)) && !d->sim) return perr(P, "The program is not being run.");
     if (var) {
-        uint32_t pc = wdb__pc(d, P->cell);
+        uint32_t pc = P->pc;
         wdb_loc l = wdb_var_loc(var, pc);
         memset(v, 0, sizeof *v);
         switch (l.kind) {
         case WDB_LOC_ADDR: return load(P, SP_DATA, l.v, &var->type, v);
         case WDB_LOC_REG:
             if (var->type.ndims) break;
+            if (P->outer && l.v < 64) {
+                /* no call saves registers: the callee has them now */
+                v->kind = V_NONE;
+                snprintf(v->why, sizeof v->why, "<not saved>");
+                return 0;
+            }
             v->kind = var->type.is_float ? V_FLOAT : V_INT;
             v->bits = l.v == 64 ? (uint32_t)(d->img->first_cell + P->cell) : wsim_cell_reg(d->sim, P->cell, l.v);
+            if (l.v < 64) v->lreg = (int)l.v + 1;
             return 0;
         case WDB_LOC_CONST:
             if (var->type.ndims) break;
@@ -270,6 +345,12 @@ static int variable(parser *P, const char *name, value *v)
                          f->blocks[i].name);
         return 0;
     }
+    /* a function's name is its address, as in gdb (x/i poly, info symbol poly) */
+    for (size_t i = 0; i < d->dw->nfuncs; i++)
+        if (!strcmp(d->dw->funcs[i].name, name)) {
+            *v = scalar(V_PC, d->dw->funcs[i].lo);
+            return 0;
+        }
     const wrt_host_array *h = wrt_host_find(d->img, name);
     if (h) {
         wdb_type t = {h->is_float, h->dims[0] ? (h->dims[1] ? 2 : 1) : 0, {h->dims[0], h->dims[1]}};
@@ -281,6 +362,17 @@ static int variable(parser *P, const char *name, value *v)
 static int dollar(parser *P, value *v)
 {
     wdb *d = P->d;
+    if (*P->p == '$') {
+        /* $$ and $$N: the value N back from the last one (gdb's) */
+        P->p++;
+        const char *s = P->p;
+        while (isdigit((unsigned char)*P->p)) P->p++;
+        unsigned long long back = P->p > s ? strtoull(s, NULL, 10) : 1;
+        if (P->p - s > 9 || back >= d->nhist) return perr(P, "History has not yet reached $$%llu.", back);
+        *v = wdb__value_copy(&d->hist[d->nhist - 1 - back]);
+        v->space = SP_NONE;
+        return 0;
+    }
     const char *s = P->p;
     while (isalnum((unsigned char)*P->p) || *P->p == '_') P->p++;
     size_t n = (size_t)(P->p - s);
@@ -289,12 +381,31 @@ static int dollar(parser *P, value *v)
     memcpy(name, s, n);
     name[n] = 0;
     if (n == 0 || isdigit((unsigned char)name[0])) {
-        size_t k = n == 0 ? d->nhist : (size_t)strtoul(name, NULL, 10);
+        size_t k = n == 0 ? d->nhist : n > 9 ? (size_t)-1 : (size_t)strtoul(name, NULL, 10);
         if (k == 0 || k > d->nhist) return perr(P, "History has not yet reached $%s.", n ? name : "1");
         *v = wdb__value_copy(&d->hist[k - 1]);
         v->space = SP_NONE;
         return 0;
     }
+    if (!strcmp(name, "_exitcode")) {
+        /* How the last run ended (warp-sim's exit status); void while none has. */
+        if (d->end_code < 0) {
+            memset(v, 0, sizeof *v);
+            v->kind = V_NONE;
+            snprintf(v->why, sizeof v->why, "void");
+        } else {
+            *v = scalar(V_INT, (uint32_t)d->end_code);
+        }
+        return 0;
+    }
+    if (P->check) {
+        int o = wt_opnd_parse(name, n);
+        if (strcmp(name, "pc") && strcmp(name, "cycle") && o != WT_OPND_CID && (o < 0 || !wt_opnd_is_reg((unsigned)o)))
+            return perr(P, "Invalid register \"$%s\"", name);
+        *v = scalar(!strcmp(name, "pc") ? V_PC : V_WORD, 0);
+        return 0;
+    }
+    if (!d->sim) return perr(P, "The program is not being run.");
     if (!strcmp(name, "pc")) {
         *v = scalar(V_PC, wdb__pc(d, P->cell));
         return 0;
@@ -310,6 +421,7 @@ static int dollar(parser *P, value *v)
     }
     if (o >= 0 && wt_opnd_is_reg((unsigned)o)) {
         *v = scalar(V_WORD, wsim_cell_reg(d->sim, P->cell, (unsigned)o));
+        v->lreg = o + 1;
         return 0;
     }
     return perr(P, "Invalid register \"$%s\"", name);
@@ -321,8 +433,11 @@ static int gate(parser *P, value *v)
     while (isalpha((unsigned char)*P->p)) P->p++;
     int o = wt_opnd_parse(s, (size_t)(P->p - s));
     if (o < 0 || !wt_opnd_is_gate((unsigned)o)) return perr(P, "No queue \"%.*s\" (the queues are @xl @yl @xr @yr)", (int)(P->p - s), s);
+    if (!P->d->sim && !P->check) return perr(P, "The program is not being run.");
     uint32_t words[256];
-    unsigned n = wsim_queue_words(P->d->sim, P->cell, o - WT_OPND_GATE, words, 256);
+    /* checking: a queue that holds one word, so that @xl[0] is an element */
+    unsigned n = P->check ? 1 : wsim_queue_words(P->d->sim, P->cell, o - WT_OPND_GATE, words, 256);
+    if (P->check) words[0] = 0;
     if (n > 256) n = 256;
     memset(v, 0, sizeof *v);
     v->kind = V_ARRAY;
@@ -340,6 +455,8 @@ static int index_of(parser *P, value *ix, uint32_t dim, uint32_t *out)
     if (need_scalar(P, ix)) return -1;
     if (is_fl(ix)) return perr(P, "Array index must be an integer.");
     int32_t i = (int32_t)ix->bits;
+    if (P->check && dim) i = 0;   /* the index's value is not known yet */
+    if (dim == 0) return perr(P, "Index %d is out of bounds: the queue is empty.", i);
     if (i < 0 || (uint32_t)i >= dim) return perr(P, "Index %d is out of bounds (0..%u).", i, dim - 1);
     *out = (uint32_t)i;
     return 0;
@@ -377,8 +494,12 @@ static int primary(parser *P, value *v)
             float f = strtof(s, &end);
             *v = scalar(V_FLOAT, wt_u(f));
         } else {
+            errno = 0;
             unsigned long long n = strtoull(s, &end, is_hex ? 16 : 10);
-            if (n > 0xffffffffull) return perr(P, "Numeric constant too large.");
+            /* W2's ints are 32 bits: a decimal constant past INT_MAX would wrap
+             * (hexadecimal ones are bit patterns, up to 0xffffffff). */
+            uint64_t max = is_hex ? 0xffffffffull : P->negated ? 0x80000000ull : 0x7fffffffull;
+            if (errno == ERANGE || n > max) return perr(P, "Numeric constant too large for a 32-bit int: %.*s.", (int)(end - s), s);
             *v = scalar(V_INT, (uint32_t)n);
         }
         if (isalpha((unsigned char)*end) || *end == '_') return perr(P, "Invalid number \"%.*s\".", (int)(end - s + 1), s);
@@ -488,7 +609,13 @@ bad:
 static int unary(parser *P, value *v)
 {
     if (accept(P, "-")) {
-        if (unary(P, v)) return -1;
+        if (deeper(P)) return -1;
+        skip(P);
+        P->negated = isdigit((unsigned char)*P->p);
+        int rc = unary(P, v);
+        P->negated = 0;
+        P->depth--;
+        if (rc) return -1;
         if (need_scalar(P, v)) return -1;
         if (is_fl(v)) v->bits ^= 0x80000000u;
         else *v = scalar(V_INT, (uint32_t)-(int64_t)(int32_t)v->bits);
@@ -539,8 +666,12 @@ static int binary(parser *P, value *a, value *b, int op, value *out)
     case '+': r = x + y; break;
     case '-': r = x - y; break;
     case '*': r = (uint32_t)((int64_t)(int32_t)x * (int32_t)y); break;
-    case '/': if (!y) return perr(P, "Division by zero"); r = wt_idiv(x, y); break;
-    case '%': if (!y) return perr(P, "Division by zero"); r = wt_imod(x, y); break;
+    case '/':
+    case '%':
+        /* checking: the divisor's value is not known yet */
+        if (!y && !P->check) return perr(P, "Division by zero");
+        r = !y ? 0 : op == '/' ? wt_idiv(x, y) : wt_imod(x, y);
+        break;
     case '<': r = (int32_t)x < (int32_t)y; break;
     case 'l': r = (int32_t)x <= (int32_t)y; break;
     case '>': r = (int32_t)x > (int32_t)y; break;
@@ -591,7 +722,15 @@ static int add(parser *P, value *v)
 
 static int cmp(parser *P, value *v)
 {
+    skip(P);
+    const char *from = P->p;
     if (add(P, v)) return -1;
+    /* print x = 5: an lvalue that is the whole left side is assigned (gdb), not
+     * compared as W2's `=` would; print 1 = 1 still compares. */
+    skip(P);
+    if (P->assign && P->depth == 1 && from == P->start && P->p[0] == '=' && P->p[1] != '=' && !v->is_ref &&
+        (v->lreg || v->space != SP_NONE) && v->kind != V_ARRAY)
+        return 0;
     int op = accept(P, "<=") ? 'l' : accept(P, ">=") ? 'g' : accept(P, "<>") ? '!' : accept(P, "!=") ? '!'
            : accept(P, "==") ? '=' : accept(P, "=") ? '=' : accept(P, "<") ? '<' : accept(P, ">") ? '>' : 0;
     return op ? combine(P, v, op, add) : 0;
@@ -600,7 +739,10 @@ static int cmp(parser *P, value *v)
 static int not_(parser *P, value *v)
 {
     if (accept(P, "not") || accept(P, "!")) {
-        if (not_(P, v)) return -1;
+        if (deeper(P)) return -1;
+        int rc = not_(P, v);
+        P->depth--;
+        if (rc) return -1;
         if (need_scalar(P, v)) return -1;
         *v = scalar(V_INT, !wdb__truth(v));
         return 0;
@@ -631,17 +773,59 @@ static int logic(parser *P, value *v, int is_or)
     }
 }
 
-static int expr_or(parser *P, value *v) { return logic(P, v, 1); }
+/* Enters one level of nesting; -1 (with the message) past the limit. */
+static int deeper(parser *P)
+{
+    if (++P->depth > MAX_EXPR_DEPTH)
+        return perr(P, "Expression nested too deeply (more than %d levels of parentheses, indices or unary operators).",
+                    MAX_EXPR_DEPTH);
+    return 0;
+}
 
-int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
+static int expr_or(parser *P, value *v)
+{
+    if (deeper(P)) return -1;
+    int rc = logic(P, v, 1);
+    P->depth--;
+    return rc;
+}
+
+/* Stores r into the lvalue v (converted to its type); v becomes the new value. */
+static int store(parser *P, value *v, value *r)
+{
+    wdb *d = P->d;
+    if (need_scalar(P, r)) return -1;
+    if (v->kind == V_ARRAY) return perr(P, "Assignment to a whole array is not supported: assign its elements.");
+    if (v->kind == V_NONE) return perr(P, "Left operand of assignment is optimized out.");
+    if (!v->lreg && v->space == SP_NONE) return perr(P, "Left operand of assignment is not an lvalue.");
+    if (v->is_ref) return perr(P, "Left operand of assignment is not an lvalue.");
+    uint32_t bits = r->bits;
+    if (v->kind == V_FLOAT && r->kind != V_FLOAT) bits = wt_u((float)(int32_t)r->bits);
+    else if (v->kind == V_INT && r->kind == V_FLOAT) bits = wt_ftoi_sat(r->bits);
+    int rc;
+    if (v->lreg) rc = wsim_set_cell_reg(d->sim, P->cell, (unsigned)(v->lreg - 1), bits);
+    else if (v->space == SP_HOST) {
+        uint32_t size;
+        uint8_t *mem = wsim_host_memory(d->sim, &size);
+        rc = v->addr % 4 || (uint64_t)v->addr + 4 > size ? -1 : 0;
+        for (int i = 0; rc == 0 && i < 4; i++) mem[v->addr + (uint32_t)i] = (uint8_t)(bits >> (8 * i));
+    } else {
+        rc = wsim_set_cell_word(d->sim, P->cell, v->addr, bits);
+    }
+    if (rc && v->lreg) return perr(P, "Register $%s cannot be written.", wt_opnd_name((unsigned)(v->lreg - 1)));
+    if (rc) return perr(P, "Cannot access memory at address 0x%x", v->addr);
+    v->bits = bits;
+    if (v->kind == V_WORD) v->kind = r->kind == V_FLOAT ? V_FLOAT : V_INT;
+    return 0;
+}
+
+static int eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen, int assign)
 {
     memset(out, 0, sizeof *out);
-    if (!d->sim) {
-        snprintf(err, errlen, "The program is not being run.");
-        return -1;
-    }
-    parser P = {d, cell, expr, err, errlen, 0};
+    int outer = cell == d->sel && d->frame > 0;
+    parser P = {d, cell, expr, err, errlen, 0, 0, wdb__frame_pc(d, cell, outer ? d->frame : 0), 0, assign, 0, outer, NULL};
     skip(&P);
+    P.start = P.p;
     if (!*P.p) {
         snprintf(err, errlen, "Argument required (expression to compute).");
         return -1;
@@ -651,10 +835,53 @@ int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t 
         return -1;
     }
     skip(&P);
+    if (assign && (accept(&P, ":=") || accept(&P, "="))) {
+        value r;
+        /* the right side one level down: an `=` in it is W2's comparison */
+        P.depth = 1;
+        if (expr_or(&P, &r) || store(&P, out, &r)) {
+            wdb__value_free(&r);
+            wdb__value_free(out);
+            return -1;
+        }
+        wdb__value_free(&r);
+        skip(&P);
+    }
     if (*P.p) {
         wdb__value_free(out);
         perr(&P, "A syntax error in expression, near `%s'.", P.p);
         return -1;
     }
     return 0;
+}
+
+int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
+{
+    return eval(d, cell, expr, out, err, errlen, 0);
+}
+
+int wdb__eval_assign(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
+{
+    return eval(d, cell, expr, out, err, errlen, 1);
+}
+
+int wdb__check(wdb *d, uint32_t pc, const char *expr, char *err, size_t errlen)
+{
+    value v;
+    parser P = {d, 0, expr, err, errlen, 0, 0, pc, 1, 0, 0, 0, NULL};
+    skip(&P);
+    if (!*P.p) {
+        snprintf(err, errlen, "Argument required (expression to compute).");
+        return -1;
+    }
+    int rc = expr_or(&P, &v);
+    if (rc == 0) {
+        wdb__value_free(&v);
+        skip(&P);
+        if (*P.p) {
+            perr(&P, "A syntax error in expression, near `%s'.", P.p);
+            rc = -1;
+        }
+    }
+    return rc;
 }

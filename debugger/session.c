@@ -9,29 +9,43 @@
  * others advance with it; `stepi` and `cycle` are one clock of the whole array. */
 #include "wdb_internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-int wdb__error(FILE *out, const char *fmt, ...)
+int wdb__error(wdb *d, const char *fmt, ...)
 {
+    FILE *e = d->err ? d->err : stderr;
+    if (d->cur_out && d->cur_out != e) fflush(d->cur_out);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(out, fmt, ap);
+    vfprintf(e, fmt, ap);
     va_end(ap);
-    fputc('\n', out);
+    fputc('\n', e);
+    if (d->cur_out != e) fflush(e);
     return WDB_ERROR;
 }
 
 int wdb__running(wdb *d, FILE *out)
 {
+    (void)out;
     if (d->sim) return 0;
-    return wdb__error(out, "The program is not being run.");
+    return wdb__error(d, "The program is not being run.");
 }
 
 uint32_t wdb__pc(const wdb *d, int cell)
 {
     return d->sim ? wsim_cell_pc(d->sim, cell) * WT_BUNDLE_BYTES : d->img->entry * WT_BUNDLE_BYTES;
+}
+
+uint32_t wdb__frame_pc(wdb *d, int cell, int frame)
+{
+    if (!d->sim || frame <= 0) return wdb__pc(d, cell);
+    uint32_t ret[64];
+    unsigned depth = wsim_cell_return_stack(d->sim, cell, ret, 64);
+    if ((unsigned)frame > depth || frame > 64) return wdb__pc(d, cell);
+    return ret[frame - 1] ? (ret[frame - 1] - 1) * WT_BUNDLE_BYTES : 0;
 }
 
 const char *wdb__basename(const char *path)
@@ -83,6 +97,12 @@ wdb *wdb_new(const char *image, const wdb_options *opts, char *err, size_t errle
     d->next_num = 1;
     d->last_bp = -1;
     d->list_file = -1;
+    d->end_code = -1;
+    d->quit_code = -1;
+    d->listsize = 10;
+    d->print_elements = 200;
+    d->print_repeats = 10;
+    d->next_display = 1;
     if (opts) {
         d->in_names = copy_strings(opts->in_names, opts->nin);
         d->in_paths = copy_strings(opts->in_paths, opts->nin);
@@ -125,6 +145,17 @@ void wdb_free(wdb *d)
     free(d->issued);
     free(d->last_cmd);
     free(d->image);
+    free_strings(d->displays, d->ndisplays);
+    free(d->display_nums);
+    free_strings(d->dirs, d->ndirs);
+    for (size_t i = 0; i < d->nusercmds; i++) {
+        free(d->usercmds[i].name);
+        free_strings(d->usercmds[i].lines, d->usercmds[i].nlines);
+    }
+    free(d->usercmds);
+    free_strings(d->collect, d->ncollect);
+    free(d->collect_name);
+    free(d->adv_addrs);
     free(d);
 }
 
@@ -178,6 +209,25 @@ static const char *source_text(wdb *d, uint32_t file, size_t *len)
         char e[256];
         d->src_tried[file] = 1;
         d->src[file] = ws_read_file(d->dw->files[file], &d->srclen[file], 64u << 20, e, sizeof e);
+        /* a relative name from the compilation directory, as gdb's $cdir */
+        if (!d->src[file] && d->dw->comp_dir && d->dw->files[file][0] != '/') {
+            ws_buf p = {0};
+            ws_buf_printf(&p, "%s/%s", d->dw->comp_dir, d->dw->files[file]);
+            ws_buf_append(&p, "", 1);
+            d->src[file] = ws_read_file(p.data, &d->srclen[file], 64u << 20, e, sizeof e);
+            ws_buf_free(&p);
+        }
+        /* then the `directory` list, newest first, as gdb: DIR/PATH, then DIR/BASENAME */
+        for (size_t i = d->ndirs; !d->src[file] && i-- > 0;) {
+            const char *names[2] = {d->dw->files[file], wdb__basename(d->dw->files[file])};
+            for (int k = 0; k < 2 && !d->src[file]; k++) {
+                ws_buf p = {0};
+                ws_buf_printf(&p, "%s/%s", d->dirs[i], names[k]);
+                ws_buf_append(&p, "", 1);
+                d->src[file] = ws_read_file(p.data, &d->srclen[file], 64u << 20, e, sizeof e);
+                ws_buf_free(&p);
+            }
+        }
     }
     *len = d->srclen[file];
     return d->src[file];
@@ -254,11 +304,11 @@ int wdb__start(wdb *d, FILE *out)
 {
     char err[512];
     wsim *s = wsim_new(&d->prog, err, sizeof err);
-    if (!s) return wdb__error(out, "%s: %s", d->image, err);
+    if (!s) return wdb__error(d, "%s: %s", d->image, err);
     for (size_t i = 0; i < d->nin; i++) {
         if (wrt_host_read(d->img, s, d->in_names[i], d->in_paths[i], err, sizeof err) != 0) {
             wsim_free(s);
-            return wdb__error(out, "%s", err);
+            return wdb__error(d, "%s", err);
         }
     }
     for (size_t h = 0; h < d->img->nhost; h++) {
@@ -270,6 +320,7 @@ int wdb__start(wdb *d, FILE *out)
     wsim_free(d->sim);
     d->sim = s;
     d->fresh = 1;
+    d->end_code = -1;
     for (size_t i = 0; i < d->nbps; i++) {
         d->bps[i].hits = 0;
         if (d->bps[i].is_watch) wdb__watch_init(d, &d->bps[i]);
@@ -280,19 +331,20 @@ int wdb__start(wdb *d, FILE *out)
 
 static int write_outputs(wdb *d, FILE *out)
 {
+    (void)out;
     int rc = WDB_OK;
     for (size_t i = 0; i < d->nout; i++) {
         ws_output o;
         FILE *f = ws_output_open(&o, d->out_paths[i], 0);
         if (!f) {
-            rc = wdb__error(out, "%s: cannot write", d->out_paths[i]);
+            rc = wdb__error(d, "%s: cannot write: %s", d->out_paths[i], strerror(errno));
             continue;
         }
         if (wrt_host_write(d->img, d->sim, d->out_names[i], f) != 0) {
             ws_output_abort(&o);
-            rc = wdb__error(out, "%s: no host array '%s'", d->image, d->out_names[i]);
+            rc = wdb__error(d, "%s: no host array '%s'", d->image, d->out_names[i]);
         } else if (ws_output_commit(&o) != 0) {
-            rc = wdb__error(out, "%s: cannot write", d->out_paths[i]);
+            rc = wdb__error(d, "%s: cannot write: %s", d->out_paths[i], strerror(errno));
         }
     }
     return rc;
@@ -408,8 +460,13 @@ static int step_done(wdb *d, stepper *st, uint32_t prev, uint32_t pc)
 {
     unsigned depth = depth_of(d, st->cell);
     if (st->mode == RUN_FINISH) return depth < st->depth;
+    if (st->mode == RUN_ADVANCE) {
+        for (size_t i = 0; i < d->nadv; i++)
+            if (d->adv_addrs[i] == pc) return 1;
+        return depth < st->depth;
+    }
     if (depth > st->depth) {
-        if (st->mode == RUN_NEXT) return 0;              /* inside a call: step over it */
+        if (st->mode == RUN_NEXT || st->mode == RUN_UNTIL) return 0;              /* inside a call: step over it */
         return wdb_stmt_at(d->dw, pc) != NULL;           /* step: the callee's first line */
     }
     if (depth < st->depth) {
@@ -427,6 +484,7 @@ static int step_done(wdb *d, stepper *st, uint32_t prev, uint32_t pc)
     if (!r) return 0;
     /* A new line (or another iteration of a pipelined kernel: a new
      * discriminator), or the same line again by a jump back (a loop). */
+    if (st->mode == RUN_UNTIL) return pc > st->start_pc && r->line != st->line;
     return r->line != st->line || r->discriminator != st->discr || pc <= prev;
 }
 
@@ -445,7 +503,7 @@ static void report_stop(wdb *d, FILE *out, int why, int cell, bpoint *b, const c
     case STOP_BREAK:
         /* A watched value that changed in the same clock is said first. */
         if (w) fprintf(out, "\nWatchpoint %d: %s\n\nOld value = %s\nNew value = %s\n", w->num, w->where, was, now);
-        fprintf(out, "\nBreakpoint %d, ", b->num);
+        fprintf(out, "\n%s %d, ", b->temporary ? "Temporary breakpoint" : "Breakpoint", b->num);
         print_location(d, out, d->sel, 1, 1);
         break;
     case STOP_WATCH:
@@ -509,7 +567,7 @@ int wdb__resumable(wdb *d, FILE *out)
     if (wdb__running(d, out)) return WDB_ERROR;
     wsim_status s0 = wsim_status_of(d->sim);
     if (s0 != WSIM_RUNNING && s0 != WSIM_CYCLE_LIMIT)
-        return wdb__error(out, "The program is not being run: it %s.",
+        return wdb__error(d, "The program is not being run: it %s.",
                           s0 == WSIM_DONE ? "has finished" : s0 == WSIM_FAULT ? "stopped at a fault"
                           : s0 == WSIM_DEADLOCK ? "is deadlocked" : "stopped at a flow-control violation");
     return WDB_OK;
@@ -518,12 +576,14 @@ int wdb__resumable(wdb *d, FILE *out)
 int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
 {
     if (wdb__resumable(d, out)) return WDB_ERROR;
-    if ((mode == RUN_STEP || mode == RUN_NEXT || mode == RUN_FINISH) &&
+    if ((mode == RUN_STEP || mode == RUN_NEXT || mode == RUN_FINISH || mode == RUN_UNTIL || mode == RUN_ADVANCE) &&
         wsim_cell_state_of(d->sim, d->sel) >= WSIM_CELL_HALTED)
-        return wdb__error(out, "cell %d has halted; select a running cell (cell N).", d->sel);
+        return wdb__error(d, "cell %d has halted; select a running cell (cell N).", d->sel);
     if (mode == RUN_FINISH && depth_of(d, d->sel) == 0)
-        return wdb__error(out, "\"finish\" not meaningful in the outermost frame.");
+        return wdb__error(d, "\"finish\" not meaningful in the outermost frame.");
     d->stop_req = 0;
+    d->end_code = -1;
+    d->frame = 0;
     uint64_t done_units = 0;
     stepper st;
     stepper_init(d, &st, mode);
@@ -535,6 +595,9 @@ int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
             if (!b) continue;
             d->last_bp = b->num;
             report_stop(d, out, STOP_BREAK, k, b, NULL, NULL, &st, NULL);
+            d->stops++;
+            if (b->ncmds) d->pending_cmds = b->num;
+            if (b->temporary) d->pending_delete = b->num;
             return WDB_OK;
         }
     }
@@ -577,11 +640,21 @@ int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
         if (why == STOP_NONE && d->stop_req) why = STOP_INTERRUPT;
         if (why == STOP_NONE) continue;
         d->last_bp = why == STOP_BREAK ? b->num : -1;
+        /* warp-sim's exit codes (README), for -batch's exit status and $_exitcode */
+        d->end_code = why == STOP_DONE ? 0 : why == STOP_FAULT ? 2 : why == STOP_DEADLOCK ? 3 : why == STOP_LIMIT ? 4
+                    : why == STOP_FLOW ? 5 : -1;
         report_stop(d, out, why, cell, b, was, now, &st, w);
+        d->stops++;
+        if (why == STOP_BREAK && b->ncmds) d->pending_cmds = b->num;
+        if (why == STOP_BREAK && b->temporary) d->pending_delete = b->num;
         free(was);
         free(now);
         d->stop_req = 0;
-        if (why == STOP_DONE) return write_outputs(d, out);
+        /* An output that cannot be written is an I/O error: warp-sim's exit 1. */
+        if (why == STOP_DONE && write_outputs(d, out) != WDB_OK) {
+            d->end_code = 1;
+            return WDB_ERROR;
+        }
         return WDB_OK;
     }
 }

@@ -87,6 +87,7 @@ typedef struct wdb_dwarf {
     size_t nfuncs;
     wdb_var *globals;
     size_t nglobals;
+    char *comp_dir;           /* the first unit's DW_AT_comp_dir: where relative file names start; NULL none */
 } wdb_dwarf;
 
 /* The DWARF of an ELF image or object; an empty one if the file has none. NULL
@@ -148,6 +149,19 @@ enum { WDB_OK = 0, WDB_ERROR = -1, WDB_QUIT = 1 };
  * the last command as gdb does; otherwise it does nothing. */
 int wdb_command(wdb *d, const char *line, FILE *out);
 void wdb_set_repeat(wdb *d, int repeat);
+/* Where command errors go (gdb: standard error); NULL, the default: the stream
+ * given to wdb_command, with the rest of what the command says. */
+void wdb_set_error_stream(wdb *d, FILE *err);
+/* How the last run ended, in warp-sim's exit codes (README): 0 finished, 2 fault,
+ * 3 deadlock, 4 cycle limit, 5 flow-control violation; -1 while no run has ended
+ * (never started, stopped at a breakpoint, or killed). warp-dbg -batch exits
+ * with it, as gdb -return-child-result. */
+int wdb_exit_code(const wdb *d);
+/* Whether `shell` and `!` may run commands: off by default (a fuzzer or a test
+ * drives sessions too); warp-dbg turns it on. */
+void wdb_allow_shell(wdb *d, int allow);
+/* After WDB_QUIT: the status `quit N` asked for, or -1 for a plain quit. */
+int wdb_quit_code(const wdb *d);
 /* Asks a running command to stop at the next clock (from a SIGINT handler). */
 void wdb_interrupt(wdb *d);
 /* Completions of the word that ends at `end` of line: command names first, then

@@ -22,6 +22,9 @@ typedef struct bpoint {
     char *where;              /* break: "file polynomial.w2, line 33"; watch: the expression */
     char *old;                /* watch: the last value as text, NULL when it had none */
     unsigned hits, ignore;
+    int temporary;            /* tbreak: deleted when it stops the run */
+    char **cmds;              /* commands ... end: run when it stops the run */
+    size_t ncmds;
 } bpoint;
 
 /* A value: what print shows, and where it came from (x and & want that). */
@@ -40,6 +43,7 @@ typedef struct value {
     int space;                /* an lvalue in memory: SP_DATA or SP_HOST at addr */
     uint32_t addr;
     int is_ref;               /* made by &: bits is an address in space */
+    int lreg;                 /* an lvalue in register lreg - 1 of the cell (0: none) */
     char why[160];            /* V_NONE: why there is no value */
 } value;
 
@@ -71,12 +75,54 @@ struct wdb {
     char **src;               /* per DWARF file: its text, loaded on first use */
     size_t *srclen;
     int *src_tried;
+    FILE *err_stream;         /* wdb_set_error_stream; NULL: the command's own stream */
+    FILE *err;                /* where the running command's errors go */
+    FILE *cur_out;            /* and its output */
+    int end_code;             /* how the last run ended (WDB_END_*), -1 while none has */
+    int quit_code;            /* quit N: N; -1 for plain quit */
+    int frame;                /* the selected frame of the selected cell: 0 innermost */
+    uint32_t x_next;          /* where `x` with no address goes on */
+    int x_space, x_fmt, x_valid;
+    uint64_t x_count;
+    unsigned listsize;        /* lines `list` shows */
+    char **displays;          /* display EXPR: shown at every stop */
+    size_t ndisplays;
+    int *display_nums;
+    int next_display;
+    char **dirs;              /* directory DIR: where sources are looked for */
+    size_t ndirs;
+    struct usercmd *usercmds; /* define NAME ... end */
+    size_t nusercmds;
+    char **collect;           /* commands ... end, define ... end: the lines being read */
+    size_t ncollect;
+    int collect_kind;         /* 0 none, 1 breakpoint commands, 2 define */
+    int collect_bp;
+    char *collect_name;
+    int nesting;              /* source, user commands and breakpoint commands running */
+    uint32_t *adv_addrs;      /* advance, until LOCATION */
+    size_t nadv;
+    unsigned stops;           /* runs that stopped: displays are shown after each */
+    int pending_cmds;         /* the breakpoint whose commands run after this stop */
+    int pending_delete;       /* the temporary breakpoint that stopped the run */
+    int allow_shell;
+    unsigned print_elements, print_repeats;
 };
+
+struct usercmd {
+    char *name;
+    char **lines;
+    size_t nlines;
+};
+
+/* The program address of a frame of a cell: frame 0 its pc, frame k the call
+ * that the k-th return address follows. */
+uint32_t wdb__frame_pc(wdb *d, int cell, int frame);
 
 /* ---- session.c -------------------------------------------------------------------- */
 
-/* The error every command reports the same way; returns WDB_ERROR. */
-int wdb__error(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The error every command reports the same way, on the session's error stream
+ * (standard output is flushed first, so the two stay in order); returns WDB_ERROR. */
+int wdb__error(wdb *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int wdb__running(wdb *d, FILE *out);        /* 0 if a run is under way, else an error */
 uint32_t wdb__pc(const wdb *d, int cell);    /* program byte address */
 /* "poly () at polynomial.w2:33" or "0x438 in ?? ()". */
@@ -90,7 +136,10 @@ const char *wdb__basename(const char *path);
 const char *wdb__sym(wdb *d, uint32_t addr, char *buf, size_t size);
 const char *wdb__cell_state(wdb *d, int cell, char *buf, size_t size);
 
-enum { RUN_CONTINUE, RUN_STEPI, RUN_STEP, RUN_NEXT, RUN_FINISH };
+/* RUN_UNTIL: next, but not back to a line before (a loop's jump back runs on);
+ * RUN_ADVANCE: on until the selected cell reaches one of d->adv_addrs, or its
+ * frame returns. */
+enum { RUN_CONTINUE, RUN_STEPI, RUN_STEP, RUN_NEXT, RUN_FINISH, RUN_UNTIL, RUN_ADVANCE };
 int wdb__start(wdb *d, FILE *out);
 /* A watchpoint's value now, as the base of the next comparison. */
 void wdb__watch_init(wdb *d, bpoint *b);
@@ -101,11 +150,19 @@ int wdb__resumable(wdb *d, FILE *out);   /* 0 if a run can go on, else an error 
 
 /* Evaluates EXPR in a cell's context. -1 with a message in err (gdb's wording). */
 int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen);
+/* The same for print and set var, where a top-level `LVALUE = EXPR` (or `:=`)
+ * assigns, as in gdb; in conditions `=` stays W2's comparison. */
+int wdb__eval_assign(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen);
+/* Checks EXPR as if evaluated at program address pc (its names, syntax, types),
+ * without reading the array: for conditions and watches when they are set. */
+int wdb__check(wdb *d, uint32_t pc, const char *expr, char *err, size_t errlen);
 void wdb__value_free(value *v);
 value wdb__value_copy(const value *v);
-/* fmt: 0, or a print format letter 'x', 'd', 'u', 'f'. */
+/* fmt: 0, or a print format letter 'x', 'd', 'u', 'f', 'c', 't', 'o'. */
 void wdb__format(const value *v, int fmt, ws_buf *b);
 int wdb__truth(const value *v);      /* non-zero scalar */
+/* gdb's print elements and print repeats (0: unlimited), for what follows. */
+void wdb__print_limits(unsigned elements, unsigned repeats);
 /* The variables in scope in a cell: its function's locals, then globals. */
 const wdb_var *wdb__find_var(wdb *d, int cell, const char *name);
 

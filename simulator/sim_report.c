@@ -182,3 +182,22 @@ void wsim_queue_info(const wsim *s, int cell, int q, wsim_queue_state *out)
     out->reserved = in->used - in->count;
     out->capacity = in->cap;
 }
+
+/* ---- Changes, for the debugger's set var ------------------------------------------ */
+
+int wsim_set_cell_reg(wsim *s, int cell, unsigned reg, uint32_t value)
+{
+    wsim_cell *c = cell >= 0 && cell < s->ncells ? &s->cells[cell] : NULL;
+    /* r0 reads as zero on every model */
+    if (!c || reg == 0 || reg >= s->model->nregs || reg >= WT_OPND_NREGS) return -1;
+    c->src[reg] = value;
+    return 0;
+}
+
+int wsim_set_cell_word(wsim *s, int cell, uint32_t addr, uint32_t value)
+{
+    wsim_cell *c = cell >= 0 && cell < s->ncells ? &s->cells[cell] : NULL;
+    if (!c || addr % 4 || (uint64_t)addr + 4 > s->model->data_mem_bytes) return -1;
+    for (int i = 0; i < 4; i++) c->mem[addr + (uint32_t)i] = (uint8_t)(value >> (8 * i));
+    return 0;
+}

@@ -89,6 +89,10 @@ wsim_cell_state wsim_cell_state_of(const wsim *s, int cell);
 uint32_t wsim_cell_pc(const wsim *s, int cell);
 uint32_t wsim_cell_reg(const wsim *s, int cell, unsigned reg);
 const uint8_t *wsim_cell_data(const wsim *s, int cell, uint32_t *size);
+/* The debugger's `set var`: a register (not r0) or an aligned data word of a cell;
+ * -1 if there is none. A value still in a unit's pipeline lands later. */
+int wsim_set_cell_reg(wsim *s, int cell, unsigned reg, uint32_t value);
+int wsim_set_cell_word(wsim *s, int cell, uint32_t addr, uint32_t value);
 /* Words in queue q (WT_Q_*) of a cell that a bundle issued now could dequeue (not
  * those still on the link), oldest first; returns the count, copies at most max. */
 unsigned wsim_queue_words(const wsim *s, int cell, int q, uint32_t *words, unsigned max);

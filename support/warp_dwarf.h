@@ -32,6 +32,7 @@ enum {
     DW_AT_language = 0x13,
     DW_AT_comp_dir = 0x1b,
     DW_AT_const_value = 0x1c,
+    DW_AT_lower_bound = 0x22,
     DW_AT_producer = 0x25,
     DW_AT_upper_bound = 0x2f,
     DW_AT_count = 0x37,
@@ -85,6 +86,7 @@ enum {
 
     /* DWARF has no code for W2; Pascal is its nearest relative there. */
     DW_LANG_Pascal83 = 0x0009,
+    DW_LANG_C99 = 0x000c,
 
     DW_LNS_copy = 1,
     DW_LNS_advance_pc = 2,

@@ -6,15 +6,21 @@
  * Commands come from each -x FILE, then (without -batch) from the terminal through
  * readline (history, line editing, completion of commands, variables, registers
  * and gates), or from standard input when it is not a terminal. Every command goes
- * to wdb_command(); an error in one is reported and the session goes on. Exit
- * status: 0 (always, after a terminal session); 1 when the last command of a
- * script or of standard input failed (as gdb -batch), or for a usage or image
- * error. */
+ * to wdb_command(); an error in one is reported on standard error and the
+ * session goes on. Exit status, as gdb -batch -return-child-result: `quit N`
+ * exits N; otherwise, after a script (-batch, or commands on standard input), how
+ * the last run of the program ended, in warp-sim's codes (2 fault, 3 deadlock, 4
+ * cycle limit, 5 flow-control violation, 1 when an --out file cannot be written);
+ * when it finished or never ended, 1 if the last command failed or a -x file
+ * could not be read, else 0. A terminal session exits 0 (the user saw every
+ * error) unless -return-child-result is given. A write error on standard output
+ * is exit 1 with a message. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <readline/history.h>
@@ -26,10 +32,22 @@
 #define PROMPT "(warp-dbg) "
 
 static wdb *session;
+static volatile sig_atomic_t at_prompt;
 
+/* Ctrl-C: a run stops at the next clock; at the prompt, the line typed so far is
+ * dropped and a fresh prompt shown, as gdb's "Quit". */
 static void on_sigint(int sig)
 {
     (void)sig;
+    if (at_prompt) {
+        static const char quit[] = "^C\nQuit\n";
+        ssize_t r = write(STDOUT_FILENO, quit, sizeof quit - 1);
+        (void)r;
+        rl_replace_line("", 0);
+        rl_on_new_line();
+        rl_redisplay();
+        return;
+    }
     if (session) wdb_interrupt(session);
 }
 
@@ -43,6 +61,7 @@ static void usage(FILE *out)
             "  -batch             run the -x files, then exit (no terminal session)\n"
             "  -x FILE            run the commands in FILE first\n"
             "  -q, -quiet         no banner\n"
+            "  -return-child-result  a terminal session also exits with how the program ended\n"
             "  --in NAME=FILE     fill host array NAME from FILE at each run\n"
             "  --out NAME=FILE    write host array NAME to FILE when the program finishes\n"
             "  --max-cycles N     stop a run after N clocks\n"
@@ -108,9 +127,13 @@ static int repl(FILE *out)
     rl_readline_name = "warp-dbg";
     rl_attempted_completion_function = complete;
     rl_completer_word_break_characters = (char *)" \t\n";
+    /* our SIGINT handler, not readline's: readline's keeps the line */
+    rl_catch_signals = 0;
     wdb_set_repeat(session, 1);
     for (;;) {
+        at_prompt = 1;
         char *line = readline(PROMPT);
+        at_prompt = 0;
         if (!line) {
             fputs("quit\n", out);
             break;
@@ -137,7 +160,7 @@ int main(int argc, char **argv)
     const char **in_names = ws_xcalloc((size_t)argc, sizeof *in_names), **in_paths = ws_xcalloc((size_t)argc, sizeof *in_paths);
     const char **out_names = ws_xcalloc((size_t)argc, sizeof *out_names), **out_paths = ws_xcalloc((size_t)argc, sizeof *out_paths);
     size_t nx = 0, nin = 0, nout = 0;
-    int batch = 0, quiet = 0, status = 0;
+    int batch = 0, quiet = 0, status = 0, child_result = 0;
     uint64_t max_cycles = 0;
     const char *image = NULL, *topology = NULL, *channels = NULL;
     for (int i = 1; i < argc; i++) {
@@ -151,6 +174,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-batch") || !strcmp(a, "--batch")) {
             batch = 1;
             quiet = 1;
+        } else if (!strcmp(a, "-return-child-result") || !strcmp(a, "--return-child-result")) {
+            child_result = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "-quiet") || !strcmp(a, "--quiet") || !strcmp(a, "-nx")) {
             quiet = 1;
         } else if (!strcmp(a, "-x") || !strcmp(a, "--command")) {
@@ -211,12 +236,21 @@ int main(int argc, char **argv)
     if (interactive && !quiet)
         printf("warp-dbg 0.1.0: the Warp and iWarp arrays, cell by cell. Type \"help\" for the commands.\n"
                "Reading symbols from %s...\n", image);
-    int quit = 0;
+    wdb_set_error_stream(session, stderr);
+    wdb_allow_shell(session, 1);
+    int quit = 0, file_failed = 0;
     for (size_t i = 0; i < nx && !quit; i++) {
         FILE *f = fopen(xfiles[i], "r");
+        struct stat st;
+        if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+            fclose(f);
+            f = NULL;
+            errno = EISDIR;
+        }
         if (!f) {
+            fflush(stdout);
             fprintf(stderr, "warp-dbg: %s: %s\n", xfiles[i], strerror(errno));
-            status = 1;
+            file_failed = 1;
             continue;
         }
         status = run_stream(f, stdout, &quit) == WDB_OK ? 0 : 1;
@@ -225,10 +259,22 @@ int main(int argc, char **argv)
     if (!batch && !quit) {
         int rc = interactive ? repl(stdout) : run_stream(stdin, stdout, &quit);
         status = rc == WDB_OK ? 0 : 1;
+        if (!interactive) child_result = 1;
     }
-    fflush(stdout);
+    if (batch) child_result = 1;
+    if (file_failed) status = 1;
+    int end = wdb_exit_code(session);
+    if (child_result && end > 0) status = end;
+    if (wdb_quit_code(session) >= 0) status = wdb_quit_code(session);
     wdb_free(session);
 out:
+    /* gdb and the other tools: output that could not be written is a failure. */
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        int e = errno;
+        fprintf(stderr, "warp-dbg: standard output: write error%s%s\n", e ? ": " : "", e ? strerror(e) : "");
+        status = 1;
+    }
     for (size_t i = 0; i < nin; i++) free((char *)in_names[i]);
     for (size_t i = 0; i < nout; i++) free((char *)out_names[i]);
     free(xfiles);

@@ -21,3 +21,10 @@ llvm_bindir = os.path.dirname(filecheck)
 config.environment["PATH"] = os.pathsep.join([bindir, llvm_bindir, config.environment.get("PATH", "/usr/bin:/bin")])
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(__file__), "..", "..", "examples")))
 config.substitutions.append(("%inputs", os.path.join(os.path.dirname(__file__), "Inputs")))
+
+# Standard DWARF readers, where installed: tests that need one say REQUIRES: and
+# are reported unsupported (skipped) elsewhere.
+import shutil
+for tool, feature in (("llvm-dwarfdump-19", "llvm-dwarfdump"), ("gdb-multiarch", "gdb-multiarch")):
+    if shutil.which(tool, path=config.environment["PATH"]):
+        config.available_features.add(feature)

@@ -358,12 +358,16 @@ static void test_session(void **state)
     wdb *d = wdb_new(img, &o, err, sizeof err);
     if (!d) fail_msg("%s", err);
     int last;
-    const char *cmds[] = {"break polynomial.w2:33 cell 3", "run", "print coeff", "print xin = data[0]", NULL};
+    /* W2's `=` compares except where gdb's assigns: a whole lvalue on the left of print */
+    const char *cmds[] = {"break polynomial.w2:33 cell 3", "run", "print coeff", "print xin == data[0]",
+                          "print coeff = 1.5", "print coeff", "print 1 = 1", "set var coeff = 2", "print coeff",
+                          "print $r0 = 3", NULL};
     char *t = run_cmds(d, cmds, &last);
-    assert_int_equal(last, WDB_OK);
+    assert_int_equal(last, WDB_ERROR);
     assert_non_null(strstr(t, "Breakpoint 1, cell 3, poly () at polynomial.w2:33\n"));
     assert_non_null(strstr(t, "$1 = 0.75\n"));
     assert_non_null(strstr(t, "$2 = 1\n"));
+    assert_non_null(strstr(t, "$3 = 1.5\n$4 = 1.5\n$5 = 1\n$6 = 2\nRegister $r0 cannot be written.\n"));
     free(t);
 
     /* Errors are errors; quit is quit; nothing ends the session by itself. */

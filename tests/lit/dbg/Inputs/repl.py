@@ -156,6 +156,23 @@ def main():
         s.fail("the empty line did not run stepi again (cycle %d after %d)" % (int(m.group(1)), first))
     s.prompt()
 
+    # Enter after x and list goes on from where they stopped (gdb's rule).
+    s.send(b"x/2x &coeff\r")
+    m = s.read_until(rb"0x([0-9a-f]+):\t0x[0-9a-f]+\t0x[0-9a-f]+\n", "x/2x")
+    first = int(m.group(1), 16)
+    s.prompt()
+    s.send(b"\r")
+    m = s.read_until(rb"0x([0-9a-f]+):\t0x[0-9a-f]+\t0x[0-9a-f]+\n", "x again")
+    if int(m.group(1), 16) != first + 8:
+        s.fail("the empty line after x did not go on (0x%x after 0x%x)" % (int(m.group(1), 16), first))
+    s.prompt()
+    s.send(b"list 20\r")
+    s.expect(b"24\t", "list 20")
+    s.prompt()
+    s.send(b"\r")
+    s.expect(b"25\t", "the empty line after list: the next lines")
+    s.prompt()
+
     # An error does not end the session.
     s.send(b"frobnicate\r")
     s.expect(b'Undefined command: "frobnicate"', "the error")
@@ -180,6 +197,16 @@ def main():
     s.prompt()
     s.send(b"info cells\r")
     s.expect(b"running", "the cell, still running")
+    s.prompt()
+    # Ctrl-C at the prompt drops the line typed so far (gdb: Quit).
+    s.send(b"print 1")
+    s.expect(b"print 1", "the echo")
+    time.sleep(0.2)
+    s.send(b"\x03")
+    s.expect(b"Quit", "Ctrl-C at the prompt")
+    s.prompt()
+    s.send(b"print 2\r")
+    s.expect(b"$1 = 2", "a fresh line after Ctrl-C")
     s.prompt()
     s.send(b"quit\r")
     status = wait_exit(s)
