@@ -139,6 +139,7 @@ int ws_elf_write(const ws_elf_file *f, const char *path)
             if (fwrite(buf, 1, n, stdout) != n) break;
         if (ferror(tmp) || fflush(stdout) != 0) {
             ws_file_error(path, "write error");
+            clearerr(stdout); /* reported: not again at exit */
             goto done;
         }
     } else {
