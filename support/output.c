@@ -220,9 +220,20 @@ int ws_same_file(const char *a, const char *b)
 
 int ws_check_output(const char *output, const char *const *inputs, size_t ninputs)
 {
+    if (!output) return 0;
+    if (!*output) {
+        fprintf(stderr, "%s: the output file name is empty\n", ws_progname());
+        return -1;
+    }
+    /* Found now, not after the work whose result it would hold. */
+    struct stat st;
+    if (strcmp(output, "-") != 0 && stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: %s: the output is a directory\n", ws_progname(), output);
+        return -1;
+    }
     file_id out;
     /* Standard output is not checked: the shell opened it before we ran. */
-    if (!output || identify(output, &out) != 0) return 0;
+    if (identify(output, &out) != 0) return 0;
     for (size_t i = 0; i < ninputs; i++) {
         file_id in;
         if (!inputs[i] || identify_input(inputs[i], &in) != 0 || !same_id(&in, &out)) continue;

@@ -86,8 +86,8 @@ int ws_same_file(const char *a, const char *b);
 /* Refuses, as gcc does, an output that names one of the inputs (NULL entries are
  * skipped; "-" is the file standard input reads): prints "PROG: input file 'IN'
  * is the same as output file" (and the output's own spelling when it differs) and
- * returns -1; 0 otherwise. Call it before anything is written: the input is then
- * never touched. */
+ * returns -1; an empty name or a directory is refused too. 0 otherwise. Call it
+ * before anything is written: the input is then never touched. */
 int ws_check_output(const char *output, const char *const *inputs, size_t ninputs);
 
 /* ---- Output files: written beside the target, renamed into place ---------------- */

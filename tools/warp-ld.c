@@ -53,6 +53,10 @@ int main(int argc, char **argv)
             inputs[ninputs++] = a;
         }
     }
+    if (!*opts.entry) {
+        fprintf(stderr, "warp-ld: the entry symbol name after '-e' is empty\n");
+        goto out;
+    }
     if (ninputs == 0) {
         fprintf(stderr, "warp-ld: no input files (see --help)\n");
         goto out;
