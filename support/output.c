@@ -53,6 +53,19 @@ void ws_temp_register(const char *path)
     restore_signals(&old);
 }
 
+int ws_temp_mkstemp(char *template)
+{
+    /* A signal waits until the new file is registered: none can come between. */
+    sigset_t old;
+    block_signals(&old);
+    int fd = mkstemp(template);
+    if (fd >= 0) ws_temp_register(template);
+    int e = errno;
+    restore_signals(&old);
+    errno = e;
+    return fd;
+}
+
 void ws_temp_release(const char *path)
 {
     sigset_t old;
@@ -101,15 +114,23 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
     (void)context;
     int saved_errno = errno;
     remove_registered();
-    size_t k = 0;
-    while (k < NFATAL && fatal_signals[k] != sig) k++;
-    if (k < NFATAL) sigaction(sig, &previous_action[k], NULL);
     errno = saved_errno;
     /* A fault the kernel raised (si_code > 0) happens again when the handler
      * returns, now under the previous action: the process dies at the faulting
      * instruction, or a sanitizer reports it with the right address. */
     int fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
-    if (fault && info && info->si_code > 0) return;
+    if (fault && info && info->si_code > 0) {
+        size_t k = 0;
+        while (k < NFATAL && fatal_signals[k] != sig) k++;
+        if (k < NFATAL) sigaction(sig, &previous_action[k], NULL);
+        return;
+    }
+    /* A signal sent (kill, abort) ends the process by its default action. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
     sigset_t s;
     sigemptyset(&s);
     sigaddset(&s, sig);
@@ -326,9 +347,13 @@ FILE *ws_output_open(ws_output *o, const char *path, int binary)
     }
     for (unsigned attempt = 0; attempt < 100; attempt++) {
         char *tmp = temp_name(target, attempt);
-        /* Registered before it exists, so no signal can come between the two. */
-        ws_temp_register(tmp);
+        /* Made and registered with the signals held, so none comes between the
+         * two (and a name another program holds is never registered). */
+        sigset_t old;
+        block_signals(&old);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd >= 0) ws_temp_register(tmp);
+        restore_signals(&old);
         if (fd >= 0) {
             o->f = fdopen(fd, "w");
             if (o->f) {
@@ -339,10 +364,10 @@ FILE *ws_output_open(ws_output *o, const char *path, int binary)
             int e = errno;
             close(fd);
             unlink(tmp);
+            ws_temp_release(tmp);
             errno = e;
         }
         int e = errno;
-        ws_temp_release(tmp);
         free(tmp);
         errno = e;
         if (e != EEXIST) break;

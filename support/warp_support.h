@@ -59,8 +59,9 @@ void ws_set_error_stream(FILE *f);
  *    removed at exit and on a signal that ends the process: SIGINT, SIGTERM,
  *    SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
  *    SIGUSR1, SIGUSR2, and the crashes SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
- *    SIGSYS. The signal then takes the action it had before, so the process still
- *    dies by it (the shell's status says which) and a sanitizer still reports.
+ *    SIGSYS. Then the process dies by that signal (the shell's status says
+ *    which); a fault the kernel raised (a real crash) happens again under the
+ *    action it had before, so a sanitizer still reports it.
  *    A signal ignored when the program starts (nohup, `cmd &`) stays ignored.
  *  - standard output is closed at exit; a write error on it (a full disk, a closed
  *    pipe) prints "PROG: standard output: REASON" and makes the exit status 1.
@@ -72,6 +73,9 @@ void ws_program_init(const char *name);
  * program ends before ws_temp_release. The path is copied; the most recent is
  * removed first, so a directory's files go before the directory. */
 void ws_temp_register(const char *path);
+/* mkstemp, and the new file registered, with no signal able to come between:
+ * the descriptor, or -1 (errno). */
+int ws_temp_mkstemp(char *template);
 /* Forgets path (it was renamed into place, or removed). */
 void ws_temp_release(const char *path);
 /* Removes every registered temporary now, and forgets them. */

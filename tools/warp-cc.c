@@ -131,16 +131,13 @@ static char *temp_object(driver *d)
     if (!dir || !*dir) dir = "/tmp";
     char *path = ws_xmalloc(strlen(dir) + 32);
     sprintf(path, "%s/warp-cc-XXXXXX", dir);
-    /* Registered after mkstemp names it: a signal in between leaves an empty file
-     * at worst, where registering first could remove another program's. */
-    int fd = mkstemp(path);
+    int fd = ws_temp_mkstemp(path);
     if (fd < 0) {
         ws_file_error(dir, "cannot create a temporary file: %s", strerror(errno));
         free(path);
         return NULL;
     }
     close(fd);
-    ws_temp_register(path);
     d->temps = ws_xrealloc(d->temps, sizeof *d->temps * (size_t)(d->ntemps + 1));
     d->temps[d->ntemps++] = path;
     return path;

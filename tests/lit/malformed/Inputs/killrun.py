@@ -6,8 +6,6 @@ and prints how the command ended and what of GLOB is left, for FileCheck:
     ended: killed by SIGTERM
     left: nothing
 
-A program killed by a crash signal may also end through a sanitizer's handler
-(exit status 1 and its report on stderr), which counts as killed by that signal.
 The command's stderr goes to this script's stderr. Fails if nothing matches GLOB
 within 120 seconds or the command ends before."""
 import glob
@@ -42,10 +40,7 @@ except subprocess.TimeoutExpired:
     sys.exit("killrun: the command was still running 60 s after SIG%s" % sys.argv[1])
 err = err.decode(errors="replace")
 sys.stderr.write(err)
-crash = sig in (signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGABRT)
-if proc.returncode == -sig or (crash and proc.returncode == 1 and "Sanitizer" in err):
-    print("ended: killed by %s" % signal.Signals(sig).name)
-elif proc.returncode < 0:
+if proc.returncode < 0:
     print("ended: killed by %s" % signal.Signals(-proc.returncode).name)
 else:
     print("ended: exit %d" % proc.returncode)
