@@ -404,7 +404,7 @@ int ws_output_commit(ws_output *o)
     if (!o->f) return -1;
     if (o->f == stdout) {
         o->f = NULL;
-        if (fflush(stdout) == 0) return 0;
+        if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
         /* The caller reports it; the check at exit need not say it again. */
         int e = errno;
         clearerr(stdout);

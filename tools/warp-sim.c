@@ -250,24 +250,30 @@ static int write_outputs(const options *o, const wrt_image *img, wsim *sim, ws_o
     return failed;
 }
 
-/* No output file names an input (the image, an --in file) or another output. */
+/* No output file (--out, --deadlock-dot, the pictures) names an input (the image,
+ * an --in file) or another output. */
 static int refuse_overwriting_inputs(const options *o)
 {
     const char **inputs = ws_xcalloc((size_t)o->nins + 1, sizeof *inputs);
     inputs[0] = o->image;
     for (int i = 0; i < o->nins; i++) inputs[i + 1] = o->ins[i].path;
+    const char **outs = ws_xcalloc((size_t)o->nouts + 4, sizeof *outs);
+    int n = 0;
+    for (int i = 0; i < o->nouts; i++) outs[n++] = o->outs[i].path;
+    const char *others[] = {o->deadlock_dot, o->pictures.trace, o->pictures.vcd, o->pictures.heatmap};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (others[i]) outs[n++] = others[i];
     int rc = 0;
-    for (int i = 0; i <= o->nouts && rc == 0; i++) {
-        const char *out = i < o->nouts ? o->outs[i].path : o->deadlock_dot;
-        rc = ws_check_output(out, inputs, (size_t)o->nins + 1);
-        for (int j = i + 1; j <= o->nouts && rc == 0 && out; j++) {
-            const char *other = j < o->nouts ? o->outs[j].path : o->deadlock_dot;
-            if (other && ws_same_file(out, other)) {
-                fprintf(stderr, "warp-sim: '%s' and '%s' are the same output file\n", out, other);
+    for (int i = 0; i < n && rc == 0; i++) {
+        rc = ws_check_output(outs[i], inputs, (size_t)o->nins + 1);
+        for (int j = i + 1; j < n && rc == 0; j++) {
+            if (ws_same_file(outs[i], outs[j])) {
+                fprintf(stderr, "warp-sim: '%s' and '%s' are the same output file\n", outs[i], outs[j]);
                 rc = -1;
             }
         }
     }
+    free(outs);
     free(inputs);
     return rc;
 }
@@ -329,7 +335,6 @@ static int run(const options *o)
             if (!tracer) {
                 fprintf(stderr, "warp-sim: %s\n", err);
                 for (int i = 0; i < opened; i++) ws_output_abort(&files[i]);
-                discard_outputs(o);
                 free(files);
                 wsim_free(sim);
                 wrt_image_free(img);
