@@ -25,21 +25,17 @@ static size_t next_word(const char **s)
     return n;
 }
 
-/* One number of the file as the array's element type wants it; -1 with a reason. */
+/* One number of the file (the word w of n characters, followed by whitespace or
+ * the end of the text) as the array's element type wants it; -1 with a reason.
+ * The word is parsed where it is, so a number of any length that strtof or
+ * strtoll reads is one ("%.64f" of 1.5 has 66 characters). */
 static int parse_number(const char *w, size_t n, int is_float, uint32_t *bits, const char **why)
 {
-    char tmp[64];
-    if (n >= sizeof tmp) {
-        *why = "is not a number";
-        return -1;
-    }
-    memcpy(tmp, w, n);
-    tmp[n] = 0;
     char *end;
     errno = 0;
     if (is_float) {
-        float f = strtof(tmp, &end);
-        if (end == tmp || *end) {
+        float f = strtof(w, &end);
+        if (end != w + n) {
             *why = "is not a number";
             return -1;
         }
@@ -51,10 +47,10 @@ static int parse_number(const char *w, size_t n, int is_float, uint32_t *bits, c
         memcpy(bits, &f, 4);
         return 0;
     }
-    long long v = strtoll(tmp, &end, 10);
-    if (end == tmp || *end) {
-        strtof(tmp, &end);
-        *why = end != tmp && !*end ? "is not an integer" : "is not a number";
+    long long v = strtoll(w, &end, 10);
+    if (end != w + n) {
+        strtof(w, &end);
+        *why = end == w + n ? "is not an integer" : "is not a number";
         return -1;
     }
     if (errno == ERANGE || v < INT32_MIN || v > INT32_MAX) {

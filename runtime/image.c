@@ -30,6 +30,8 @@ typedef struct loader {
     wrt_image *img;
     size_t text_idx, host_idx, symtab_idx; /* 0 when absent */
     uint32_t text_bytes;
+    int has_timing;              /* .warp.cells gave the linker's timing fingerprint */
+    uint64_t timing;
 } loader;
 
 static int fail(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -219,6 +221,18 @@ static int load_cells(loader *L, const GElf_Shdr *sh)
         /* the skew may be negative: the last cell starts first (data flowing left) */
         if (i == 2 && *p == '-') negative = *p++ == '-';
         bad = parse_uint(&p, INT32_MAX, &v[i]) != 0;
+    }
+    /* A flow-controlled image's fourth field: what the linker timed, 16 hex digits. */
+    if (!bad && (*p == ' ' || *p == '\t')) {
+        skip_blanks(&p);
+        if (*p != '\n' && *p) {
+            L->has_timing = 1;
+            for (int i = 0; i < 16 && !bad; i++, p++) {
+                int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+                bad = d < 0;
+                L->timing = L->timing << 4 | (uint64_t)(d & 15);
+            }
+        }
     }
     if (!bad) {
         skip_blanks(&p);
@@ -462,6 +476,16 @@ static int load(loader *L)
         return fail(L, "entry point 0x%llx is not a bundle of the program (%u bytes)",
                     (unsigned long long)eh.e_entry, L->text_bytes);
     img->entry = (uint32_t)(eh.e_entry / WT_BUNDLE_BYTES);
+    /* A queue wait is a compiler bug only in the image the linker timed: one
+     * changed since (or made by hand with the flag) is run with run-time waits. */
+    if (img->flow_controlled) {
+        uint64_t now = wt_timing_fingerprint(img->model->id, img->code, img->ncode, img->data, img->data_size,
+                                             img->entry, img->first_cell, img->last_cell, img->skew);
+        if (!L->has_timing || now != L->timing) {
+            img->flow_controlled = 0;
+            img->timing_changed = 1;
+        }
+    }
     return 0;
 }
 

@@ -37,6 +37,8 @@ typedef struct wrt_image {
     int first_cell, last_cell;
     int32_t skew;            /* cell k starts k*skew clocks after cell 0 (negative: the last first) */
     int flow_controlled;     /* WT_EF_FLOWCTL: the skew was computed; a queue wait is a compiler bug */
+    int timing_changed;      /* WT_EF_FLOWCTL, but the code, data or cells are not what the linker
+                              * timed (wt_timing_fingerprint): not flow_controlled */
     wt_insn *code;
     uint32_t ncode, entry;
     uint8_t *data;           /* initialised data memory from address 0 */

@@ -137,8 +137,10 @@ int ws_elf_write(const ws_elf_file *f, const char *path)
         rewind(tmp);
         while ((n = fread(buf, 1, sizeof buf, tmp)) > 0)
             if (fwrite(buf, 1, n, stdout) != n) break;
-        if (ferror(tmp) || fflush(stdout) != 0) {
+        /* A write that failed part way may leave nothing for fflush to fail on. */
+        if (ferror(tmp) || fflush(stdout) != 0 || ferror(stdout)) {
             ws_file_error(path, "write error");
+            clearerr(stdout); /* reported: not again at exit */
             goto done;
         }
     } else {

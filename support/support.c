@@ -148,69 +148,6 @@ void ws_file_error(const char *path, const char *fmt, ...)
     va_end(ap);
 }
 
-/* ---- Output files -------------------------------------------------------------- */
-
-FILE *ws_output_open(ws_output *o, const char *path, int binary)
-{
-    memset(o, 0, sizeof *o);
-    if (strcmp(path, "-") == 0) {
-        o->f = stdout;
-        return o->f;
-    }
-    size_t n = strlen(path) + 32;
-    o->path = ws_xstrdup(path);
-    o->tmp = ws_xmalloc(n);
-    snprintf(o->tmp, n, "%s.tmp%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, binary ? "wb" : "w");
-    if (!o->f) {
-        int e = errno;
-        free(o->path);
-        free(o->tmp);
-        memset(o, 0, sizeof *o);
-        errno = e;
-    }
-    return o->f;
-}
-
-int ws_output_commit(ws_output *o)
-{
-    if (!o->f) return -1;
-    if (o->f == stdout) {
-        o->f = NULL;
-        return fflush(stdout) == 0 ? 0 : -1;
-    }
-    int bad = ferror(o->f) | (fclose(o->f) != 0);
-    o->f = NULL;
-    if (!bad) {
-        /* An image is executable by the simulator, as an a.out is by the kernel. */
-        struct stat st;
-        if (stat(o->path, &st) == 0) chmod(o->tmp, st.st_mode & 07777);
-        bad = rename(o->tmp, o->path) != 0;
-    }
-    int e = errno;
-    if (bad) unlink(o->tmp);
-    free(o->path);
-    free(o->tmp);
-    o->path = o->tmp = NULL;
-    errno = e;
-    return bad ? -1 : 0;
-}
-
-void ws_output_abort(ws_output *o)
-{
-    if (o->f && o->f != stdout) fclose(o->f);
-    if (o->tmp) unlink(o->tmp);
-    free(o->path);
-    free(o->tmp);
-    memset(o, 0, sizeof *o);
-}
-
-void ws_output_discard(const char *path)
-{
-    struct stat st;
-    if (path && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
-}
-
 /* ---- Reading files ------------------------------------------------------------- */
 
 char *ws_read_file(const char *path, size_t *len, size_t max_bytes, char *err, size_t errlen)

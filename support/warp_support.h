@@ -1,5 +1,6 @@
 /* Support shared by every stage: diagnostics in the compilers' form, atomic output
- * files, an arena allocator per unit of work, growable buffers, file reading, the
+ * files, temporaries removed on signals, the refusal to overwrite an input, an
+ * arena allocator per unit of work, growable buffers, file reading, the
  * ELF writer of objects and images. */
 #ifndef WARP_SUPPORT_H
 #define WARP_SUPPORT_H
@@ -50,24 +51,70 @@ void ws_file_error(const char *path, const char *fmt, ...) __attribute__((format
  * the stages in process and keep their messages, as the fuzz targets do. */
 void ws_set_error_stream(FILE *f);
 
+/* ---- Program start: temporaries and standard output, however the program ends ---- */
+
+/* The first call of every program's main (it also sets the program's name). From
+ * then on:
+ *  - the registered temporaries (ws_temp_register, and every ws_output's) are
+ *    removed at exit and on a signal that ends the process: SIGINT, SIGTERM,
+ *    SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+ *    SIGUSR1, SIGUSR2, and the crashes SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+ *    SIGSYS. Then the process dies by that signal (the shell's status says
+ *    which); a fault the kernel raised (a real crash) happens again under the
+ *    action it had before, so a sanitizer still reports it.
+ *    A signal ignored when the program starts (nohup, `cmd &`) stays ignored.
+ *  - standard output is closed at exit; a write error on it (a full disk, a closed
+ *    pipe) prints "PROG: standard output: REASON" and makes the exit status 1.
+ * A program that handles one of these signals itself (warp-dbg's SIGINT stops the
+ * simulated run) installs its handler after this call. */
+void ws_program_init(const char *name);
+
+/* Registers a file, or a directory that will be empty by then, to remove if the
+ * program ends before ws_temp_release. The path is copied; the most recent is
+ * removed first, so a directory's files go before the directory. */
+void ws_temp_register(const char *path);
+/* mkstemp, and the new file registered, with no signal able to come between:
+ * the descriptor, or -1 (errno). */
+int ws_temp_mkstemp(char *template);
+/* Forgets path (it was renamed into place, or removed). */
+void ws_temp_release(const char *path);
+/* Removes every registered temporary now, and forgets them. */
+void ws_temp_remove_all(void);
+
+/* ---- Outputs that must not overwrite an input ------------------------------------ */
+
+/* 1 when a and b name the same file: the same device and inode ("x.w2", "./x.w2"
+ * and a hard link of it), or, for files that do not exist yet, the same name in
+ * the same directory. 0 otherwise, and for "-". */
+int ws_same_file(const char *a, const char *b);
+/* Refuses, as gcc does, an output that names one of the inputs (NULL entries are
+ * skipped; "-" is the file standard input reads): prints "PROG: input file 'IN'
+ * is the same as output file" (and the output's own spelling when it differs) and
+ * returns -1; an empty name or a directory is refused too. 0 otherwise. Call it
+ * before anything is written: the input is then never touched. */
+int ws_check_output(const char *output, const char *const *inputs, size_t ninputs);
+
 /* ---- Output files: written beside the target, renamed into place ---------------- */
 
 typedef struct ws_output {
-    char *path;
-    char *tmp;
+    char *path;     /* where the commit puts the bytes */
+    char *tmp;      /* the temporary beside it (registered), or NULL */
     FILE *f;
+    int copy;       /* a device, FIFO or socket: f is an anonymous temporary file
+                     * whose bytes the commit writes to path (a device is never
+                     * replaced by a file, and a FIFO gets whole output) */
 } ws_output;
 
-/* NULL on failure (the reason in errno). "-" writes to stdout directly. */
+/* NULL on failure (the reason in errno). "-" writes to stdout directly. A symbolic
+ * link is followed: the file it names is replaced and the link stays. The
+ * temporary "NAME.tmpPID" is created new (never over an existing file), and is
+ * shortened when NAME is so long that it would pass NAME_MAX. */
 FILE *ws_output_open(ws_output *o, const char *path, int binary);
-/* Flushes, closes and renames; -1 (and nothing left behind) on failure. */
+/* Flushes, closes and renames; -1 (and nothing left behind) on failure. A failed
+ * run leaves whatever file was at path before untouched. */
 int ws_output_commit(ws_output *o);
 /* Closes and removes the temporary file. Safe to call twice or after commit. */
 void ws_output_abort(ws_output *o);
-/* After a failed run: removes the file the run would have written, as gcc and ld
- * do, so that an output of an earlier run is not mistaken for this one's. Only
- * regular files are removed ("-" and devices are left alone). */
-void ws_output_discard(const char *path);
 
 /* ---- Reading files ------------------------------------------------------------- */
 

@@ -399,3 +399,36 @@ int wt_format_insn(const wt_insn *in, char *buf, size_t size,
     if (first) put(&t, "nop");
     return (int)t.len;
 }
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t fnv1a_u32(uint64_t h, uint32_t v)
+{
+    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    return fnv1a(h, b, 4);
+}
+
+uint64_t wt_timing_fingerprint(wt_model_id model, const wt_insn *code, uint32_t ncode, const uint8_t *data,
+                               uint32_t data_size, uint32_t entry, int first_cell, int last_cell, int32_t skew)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = fnv1a_u32(h, (uint32_t)model);
+    h = fnv1a_u32(h, ncode);
+    for (uint32_t i = 0; i < ncode; i++) {
+        uint8_t bytes[WT_BUNDLE_BYTES];
+        wt_encode(&code[i], bytes);
+        h = fnv1a(h, bytes, sizeof bytes);
+    }
+    while (data_size > 0 && data[data_size - 1] == 0) data_size--;
+    h = fnv1a_u32(h, data_size);
+    if (data_size) h = fnv1a(h, data, data_size);
+    h = fnv1a_u32(h, entry);
+    h = fnv1a_u32(h, (uint32_t)first_cell);
+    h = fnv1a_u32(h, (uint32_t)last_cell);
+    return fnv1a_u32(h, (uint32_t)skew);
+}

@@ -40,7 +40,7 @@ static char *default_output(const char *input)
 
 int main(int argc, char **argv)
 {
-    ws_set_progname("warp-as");
+    ws_program_init("warp-as");
     was_options opts = {.model = NULL};
     const char *input = NULL, *output = NULL;
     for (int i = 1; i < argc; i++) {
@@ -83,18 +83,21 @@ int main(int argc, char **argv)
     char err[512];
     size_t len;
     char *named = output ? NULL : default_output(input);
+    const char *out_path = output ? output : named;
+    if (ws_check_output(out_path, &input, 1) != 0) {
+        free(named);
+        return 1;
+    }
     char *text = ws_read_file(input, &len, MAX_SOURCE_BYTES, err, sizeof err);
     if (!text) {
         ws_file_error(input, "%s", err);
-        ws_output_discard(output ? output : named);
         free(named);
         return 1;
     }
     const char *path = strcmp(input, "-") == 0 ? "<stdin>" : input;
     ws_diag diag;
     ws_diag_init(&diag, path, text, len);
-    int rc = was_assemble(path, text, len, &opts, output ? output : named, &diag);
-    if (rc != 0) ws_output_discard(output ? output : named);
+    int rc = was_assemble(path, text, len, &opts, out_path, &diag);
     free(named);
     free(text);
     return rc == 0 ? 0 : 1;

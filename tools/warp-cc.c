@@ -25,6 +25,8 @@
 #define MAX_SOURCE_BYTES (16u << 20)
 
 typedef enum { STOP_LINK, STOP_OBJECT, STOP_ASSEMBLY, STOP_LLVM } stop_stage;
+/* What a stage's output is named after its input, as cc names it. */
+static const char *const stop_ext[] = {".o", ".o", ".s", ".ll"};
 
 typedef struct driver {
     const wt_model *model;
@@ -129,7 +131,7 @@ static char *temp_object(driver *d)
     if (!dir || !*dir) dir = "/tmp";
     char *path = ws_xmalloc(strlen(dir) + 32);
     sprintf(path, "%s/warp-cc-XXXXXX", dir);
-    int fd = mkstemp(path);
+    int fd = ws_temp_mkstemp(path);
     if (fd < 0) {
         ws_file_error(dir, "cannot create a temporary file: %s", strerror(errno));
         free(path);
@@ -145,6 +147,7 @@ static void remove_temps(driver *d)
 {
     for (int i = 0; i < d->ntemps; i++) {
         unlink(d->temps[i]);
+        ws_temp_release(d->temps[i]);
         free(d->temps[i]);
     }
     free(d->temps);
@@ -279,6 +282,30 @@ static char *find_crt0(void)
     return path;
 }
 
+/* Every file this run would write, checked against every file it reads (crt0.o
+ * too) before anything is written. */
+static int refuse_overwriting_inputs(const driver *d, const char *crt0)
+{
+    const char **inputs = ws_xcalloc((size_t)d->ninputs + 1, sizeof *inputs);
+    memcpy(inputs, d->inputs, sizeof *inputs * (size_t)d->ninputs);
+    inputs[d->ninputs] = crt0;
+    int rc = 0;
+    if (d->stop == STOP_LINK) {
+        rc = ws_check_output(d->output ? d->output : "a.out", inputs, (size_t)d->ninputs + 1);
+    } else {
+        for (int i = 0; i < d->ninputs && rc == 0; i++) {
+            const char *ext = extension(d->inputs[i]);
+            int writes = strcmp(ext, ".w2") == 0 || (strcmp(ext, ".s") == 0 && d->stop == STOP_OBJECT);
+            if (!writes) continue;
+            char *named = d->output ? NULL : replace_extension(d->inputs[i], stop_ext[d->stop]);
+            rc = ws_check_output(d->output ? d->output : named, inputs, (size_t)d->ninputs);
+            free(named);
+        }
+    }
+    free(inputs);
+    return rc;
+}
+
 static int run(driver *d)
 {
     if (d->output && d->ninputs > 1 && d->stop != STOP_LINK) {
@@ -296,6 +323,11 @@ static int run(driver *d)
             return 1;
         }
         objects[nobjects++] = crt0;
+    }
+    if (refuse_overwriting_inputs(d, crt0) != 0) {
+        free(crt0);
+        free(objects);
+        return 1;
     }
     for (int i = 0; i < d->ninputs && !failed; i++) {
         const char *in = d->inputs[i];
@@ -320,7 +352,6 @@ static int run(driver *d)
             objects[nobjects++] = obj;
             continue;
         }
-        static const char *const stop_ext[] = {".o", ".o", ".s", ".ll"};
         char *named = NULL;
         const char *out;
         if (d->stop == STOP_LINK) {
@@ -331,14 +362,12 @@ static int run(driver *d)
             out = d->output ? d->output : (named = replace_extension(in, stop_ext[d->stop]));
         }
         failed = is_s ? assemble_s(d, in, out) != 0 : compile_w2(d, in, out) != 0;
-        if (failed) ws_output_discard(out);
         free(named);
     }
     if (!failed && d->stop == STOP_LINK) {
         wld_options lopts = {.entry = "_start"};
         failed = wld_link(objects, (size_t)nobjects, d->output ? d->output : "a.out", &lopts) != 0;
     }
-    if (failed && d->stop == STOP_LINK) ws_output_discard(d->output ? d->output : "a.out");
     free(crt0);
     free(objects);
     return failed ? 1 : 0;
@@ -430,7 +459,7 @@ static int parse_args(driver *d, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    ws_set_progname("warp-cc");
+    ws_program_init("warp-cc");
     driver d = {.model = wt_model_get(WT_MODEL_WARP), .stop = STOP_LINK};
     d.inputs = ws_xcalloc((size_t)argc, sizeof *d.inputs);
     int rc = parse_args(&d, argc, argv);

@@ -19,7 +19,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    ws_set_progname("warp-ld");
+    ws_program_init("warp-ld");
     wld_options opts = {.entry = "_start"};
     const char *output = "a.out";
     const char **inputs = ws_xcalloc((size_t)argc, sizeof *inputs);
@@ -53,12 +53,16 @@ int main(int argc, char **argv)
             inputs[ninputs++] = a;
         }
     }
+    if (!*opts.entry) {
+        fprintf(stderr, "warp-ld: the entry symbol name after '-e' is empty\n");
+        goto out;
+    }
     if (ninputs == 0) {
         fprintf(stderr, "warp-ld: no input files (see --help)\n");
         goto out;
     }
+    if (ws_check_output(output, inputs, ninputs) != 0) goto out;
     rc = wld_link(inputs, ninputs, output, &opts) == 0 ? 0 : 1;
-    if (rc != 0) ws_output_discard(output);
 out:
     free(inputs);
     return rc;

@@ -27,7 +27,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    ws_set_progname("warp-objdump");
+    ws_program_init("warp-objdump");
     unsigned what = 0;
     int nfiles = 0, status = 0;
     for (int i = 1; i < argc; i++) {

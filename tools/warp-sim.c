@@ -5,7 +5,8 @@
  *
  * Exit status: 0 done, 1 usage or input error, 2 run-time fault, 3 deadlock,
  * 4 cycle limit, 5 a compiler bug: a cell of a flow-controlled Warp image waited
- * for a queue (the compiler's skew was wrong). */
+ * for a queue (the compiler's skew was wrong), in the image exactly as the linker
+ * timed it (an image changed since runs with run-time waits, and says so). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,26 +244,52 @@ static int write_outputs(const options *o, const wrt_image *img, wsim *sim, ws_o
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "warp-sim: standard output: %s\n", strerror(errno));
+        clearerr(stdout); /* reported: not again at exit */
         failed = 1;
     }
     return failed;
 }
 
-/* A failed run leaves no --out file, not even one from an earlier run. */
-static void discard_outputs(const options *o)
+/* No output file (--out, --deadlock-dot, the pictures) names an input (the image,
+ * an --in file) or another output. */
+static int refuse_overwriting_inputs(const options *o)
 {
-    for (int i = 0; i < o->nouts; i++) ws_output_discard(o->outs[i].path);
+    const char **inputs = ws_xcalloc((size_t)o->nins + 1, sizeof *inputs);
+    inputs[0] = o->image;
+    for (int i = 0; i < o->nins; i++) inputs[i + 1] = o->ins[i].path;
+    const char **outs = ws_xcalloc((size_t)o->nouts + 4, sizeof *outs);
+    int n = 0;
+    for (int i = 0; i < o->nouts; i++) outs[n++] = o->outs[i].path;
+    const char *others[] = {o->deadlock_dot, o->pictures.trace, o->pictures.vcd, o->pictures.heatmap};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (others[i]) outs[n++] = others[i];
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        rc = ws_check_output(outs[i], inputs, (size_t)o->nins + 1);
+        for (int j = i + 1; j < n && rc == 0; j++) {
+            if (ws_same_file(outs[i], outs[j])) {
+                fprintf(stderr, "warp-sim: '%s' and '%s' are the same output file\n", outs[i], outs[j]);
+                rc = -1;
+            }
+        }
+    }
+    free(outs);
+    free(inputs);
+    return rc;
 }
 
 static int run(const options *o)
 {
     char err[512];
+    if (refuse_overwriting_inputs(o) != 0) return 1;
     wrt_image *img = wrt_image_load(o->image, err, sizeof err);
     if (!img) {
         fprintf(stderr, "warp-sim: %s: %s\n", o->image, err);
-        discard_outputs(o);
         return 1;
     }
+    if (img->timing_changed)
+        fprintf(stderr, "warp-sim: %s: warning: the image is not the one the linker timed (it was changed "
+                        "since): its cells wait for their queues at run time\n", o->image);
     wsim_program prog;
     wrt_sim_program(img, &prog);
     if (o->channels_given && !img->model->logical_channels) {
@@ -275,7 +302,6 @@ static int run(const options *o)
     if (!sim) {
         fprintf(stderr, "warp-sim: %s: %s\n", o->image, err);
         wrt_image_free(img);
-        discard_outputs(o);
         return 1;
     }
     int rc = 0;
@@ -309,7 +335,6 @@ static int run(const options *o)
             if (!tracer) {
                 fprintf(stderr, "warp-sim: %s\n", err);
                 for (int i = 0; i < opened; i++) ws_output_abort(&files[i]);
-                discard_outputs(o);
                 free(files);
                 wsim_free(sim);
                 wrt_image_free(img);
@@ -363,7 +388,6 @@ static int run(const options *o)
         if (pictures_failed && rc == 0) rc = 1;
     }
     for (int i = 0; i < opened; i++) ws_output_abort(&files[i]);
-    if (rc != 0) discard_outputs(o);
     free(files);
     wsim_free(sim);
     wrt_image_free(img);
@@ -372,7 +396,7 @@ static int run(const options *o)
 
 int main(int argc, char **argv)
 {
-    ws_set_progname("warp-sim");
+    ws_program_init("warp-sim");
     options o = {0};
     int rc = parse_args(argc, argv, &o);
     if (rc == 0) rc = run(&o);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bad input to any program: exit status 1, a message naming the file and the fault,
-# and no output file left behind.
+# and no output written (a file an earlier run left stays as it was).
 set -uo pipefail
 bindir=$1 exdir=$2
 work=$(mktemp -d)
@@ -9,7 +9,8 @@ cd "$work"
 fail=0
 
 # expect STATUS PATTERN OUTPUT_FILE -- COMMAND...: the command exits STATUS, its stderr
-# matches PATTERN (grep -E), and OUTPUT_FILE (if not "-") does not exist afterwards.
+# matches PATTERN (grep -E), and OUTPUT_FILE (if not "-") was not written: it does not
+# exist afterwards, or still holds "old".
 expect() {
     local status=$1 pattern=$2 out=$3
     shift 4
@@ -21,8 +22,8 @@ expect() {
     if ! grep -Eq -- "$pattern" stderr; then
         echo "FAIL: '$*' said:"; cat stderr; echo "  expected /$pattern/"; fail=1; return
     fi
-    if [ "$out" != - ] && [ -e "$out" ]; then
-        echo "FAIL: '$*' left $out behind"; fail=1; return
+    if [ "$out" != - ] && [ -e "$out" ] && [ "$(cat "$out")" != old ]; then
+        echo "FAIL: '$*' wrote $out"; fail=1; return
     fi
     echo "ok: $* -> $rc: $(head -1 stderr)"
 }
@@ -61,8 +62,8 @@ expect 1 "nonnum\.data" - -- "$bindir/warp-sim" good.img --in data=nonnum.data -
 expect 1 "nodir/r\.txt" nodir/r.txt -- "$bindir/warp-sim" good.img --in data="$exdir/polynomial.data" --in coeffs="$exdir/polynomial.coeffs" --out results=nodir/r.txt
 expect 1 "usage|unknown option" - -- "$bindir/warp-sim" --bogus
 
-# A failed run removes the output an earlier run left, as gcc, as and ld do, so a
-# stale file cannot pass for this run's.
+# A failed run leaves the file an earlier run left as it was: it writes nothing,
+# and it never removes a file it did not create.
 for stale in stale.img stale.s stale.o; do echo old >"$stale"; done
 expect 1 'cut\.w2:[0-9]+:[0-9]+: error' stale.img -- "$bindir/warp-cc" -o stale.img cut.w2
 expect 1 'cut\.w2:[0-9]+:[0-9]+: error' stale.s -- "$bindir/warp-cc" -S -o stale.s cut.w2
@@ -71,6 +72,9 @@ echo old >stale.img
 expect 1 'garbage\.o' stale.img -- "$bindir/warp-ld" -o stale.img garbage.o
 echo old >stale.txt
 expect 1 'short\.data' stale.txt -- "$bindir/warp-sim" good.img --in data=short.data --in coeffs="$exdir/polynomial.coeffs" --out results=stale.txt
+for stale in stale.img stale.s stale.o stale.txt; do
+    [ "$(cat "$stale" 2>/dev/null)" = old ] || { echo "FAIL: a failed run removed or changed $stale"; fail=1; }
+done
 
-[ $fail -eq 0 ] && echo "PASS: every bad input exits 1 with a message naming the file, leaving no output"
+[ $fail -eq 0 ] && echo "PASS: every bad input exits 1 with a message naming the file, writing no output"
 exit $fail

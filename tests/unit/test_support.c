@@ -1,14 +1,19 @@
-/* Unit tests of support/: the diagnostic format, atomic output files, file reading
- * limits, arenas and buffers. */
+/* Unit tests of support/: the diagnostic format, atomic output files, temporaries
+ * removed on exit and on signals, the same-file check, file reading limits, arenas
+ * and buffers. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "warp_support.h"
@@ -189,6 +194,174 @@ static void test_arena_and_buffer(void **state)
     ws_buf_free(&b);
 }
 
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_same_file_by_device_and_inode(void **state)
+{
+    (void)state;
+    char a[128], b[128], hard[128], soft[128], dot[160], fresh[128], fresh_dot[160];
+    snprintf(a, sizeof a, "%s/a.w2", tmpdir);
+    snprintf(b, sizeof b, "%s/b.w2", tmpdir);
+    snprintf(hard, sizeof hard, "%s/hard.w2", tmpdir);
+    snprintf(soft, sizeof soft, "%s/soft.s", tmpdir);
+    snprintf(dot, sizeof dot, "%s/./a.w2", tmpdir);
+    snprintf(fresh, sizeof fresh, "%s/new.o", tmpdir);
+    snprintf(fresh_dot, sizeof fresh_dot, "%s/./new.o", tmpdir);
+    write_file(a, "a");
+    write_file(b, "b");
+    assert_int_equal(link(a, hard), 0);
+    assert_int_equal(symlink("a.w2", soft), 0);
+    assert_true(ws_same_file(a, a));
+    assert_true(ws_same_file(a, dot));
+    assert_true(ws_same_file(a, hard));
+    assert_true(ws_same_file(soft, a));
+    assert_false(ws_same_file(a, b));
+    assert_false(ws_same_file("-", "-"));
+    /* Not made yet: the same name in the same directory. */
+    assert_true(ws_same_file(fresh, fresh_dot));
+    assert_false(ws_same_file(fresh, a));
+
+    const char *inputs[] = {b, NULL, a};
+    assert_int_equal(ws_check_output(fresh, inputs, 3), 0);
+    assert_int_equal(ws_check_output(hard, inputs, 3), -1);
+    assert_int_equal(ws_check_output(dot, inputs, 2), 0); /* a is not among the first two */
+    assert_int_equal(ws_check_output(NULL, inputs, 3), 0);
+    assert_int_equal(ws_check_output("-", inputs, 3), 0);
+    unlink(a);
+    unlink(b);
+    unlink(hard);
+    unlink(soft);
+}
+
+/* Runs body in a child after ws_program_init with path registered; the child's
+ * wait status. */
+static int in_child(const char *path, void (*body)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* As a program starts: cmocka's handlers would carry on with the tests. */
+        int crashes[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+        for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) signal(crashes[i], SIG_DFL);
+        ws_program_init("test_support");
+        write_file(path, "temporary");
+        ws_temp_register(path);
+        body();
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+static void raise_term(void) { raise(SIGTERM); }
+static void raise_abort(void) { abort(); }
+static void exit_three(void) { exit(3); }
+static void real_fault(void)
+{
+    /* A page nobody may touch: the kernel's fault, which no sanitizer check
+     * (null, bounds) stops first. */
+    volatile int *page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page != MAP_FAILED) *page = 1;
+}
+static void ignored_hangup(void)
+{
+    raise(SIGHUP);
+    _exit(7);
+}
+
+static void test_temporaries_go_on_signals_and_exit(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof path, "%s/t.tmp1", tmpdir);
+    int st = in_child(path, raise_term);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGTERM); /* dies by the signal, after the cleanup */
+    assert_int_equal(access(path, F_OK), -1);
+
+    st = in_child(path, raise_abort);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGABRT);
+    assert_int_equal(access(path, F_OK), -1);
+
+    st = in_child(path, exit_three);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 3);
+    assert_int_equal(access(path, F_OK), -1);
+
+    /* A real crash: the fault happens again under the action it had before. */
+    st = in_child(path, real_fault);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGSEGV);
+    assert_int_equal(access(path, F_OK), -1);
+
+    /* A signal ignored when the program starts stays ignored (nohup). */
+    void (*old)(int) = signal(SIGHUP, SIG_IGN);
+    st = in_child(path, ignored_hangup);
+    signal(SIGHUP, old);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 7);
+    assert_int_equal(unlink(path), 0); /* _exit: nothing ran to remove it */
+}
+
+static void test_temp_release_keeps_the_file(void **state)
+{
+    (void)state;
+    char a[128], b[128];
+    snprintf(a, sizeof a, "%s/kept", tmpdir);
+    snprintf(b, sizeof b, "%s/removed", tmpdir);
+    write_file(a, "a");
+    write_file(b, "b");
+    ws_temp_register(a);
+    ws_temp_register(b);
+    ws_temp_release(a);
+    ws_temp_remove_all();
+    assert_int_equal(access(b, F_OK), -1);
+    assert_int_equal(unlink(a), 0);
+}
+
+static void test_output_temporary_is_new_and_fits_name_max(void **state)
+{
+    (void)state;
+    /* A file already named like the temporary is neither used nor harmed. */
+    char path[128], taken[160];
+    snprintf(path, sizeof path, "%s/out.txt", tmpdir);
+    snprintf(taken, sizeof taken, "%s.tmp%ld", path, (long)getpid());
+    write_file(taken, "someone else's");
+    ws_output o;
+    FILE *f = ws_output_open(&o, path, 0);
+    assert_non_null(f);
+    assert_string_not_equal(o.tmp, taken);
+    fputs("new\n", f);
+    assert_int_equal(ws_output_commit(&o), 0);
+    char err[64];
+    size_t len;
+    char *text = ws_read_file(taken, &len, 1024, err, sizeof err);
+    assert_string_equal(text, "someone else's");
+    free(text);
+    unlink(taken);
+    unlink(path);
+
+    /* 252 bytes: NAME.tmpPID would pass NAME_MAX. */
+    char name[512];
+    int n = snprintf(name, sizeof name, "%s/", tmpdir);
+    memset(name + n, 'x', 252);
+    name[n + 252] = 0;
+    f = ws_output_open(&o, name, 0);
+    assert_non_null(f);
+    fputs("long\n", f);
+    assert_int_equal(ws_output_commit(&o), 0);
+    assert_int_equal(count_entries(tmpdir), 1);
+    assert_int_equal(unlink(name), 0);
+}
+
 static int remove_tmpdir(void **state)
 {
     (void)state;
@@ -243,6 +416,10 @@ int main(void)
         cmocka_unit_test(test_output_abort_leaves_nothing),
         cmocka_unit_test(test_output_open_fails_in_missing_directory),
         cmocka_unit_test(test_read_file_refuses_oversized_and_missing),
+        cmocka_unit_test(test_same_file_by_device_and_inode),
+        cmocka_unit_test(test_temporaries_go_on_signals_and_exit),
+        cmocka_unit_test(test_temp_release_keeps_the_file),
+        cmocka_unit_test(test_output_temporary_is_new_and_fits_name_max),
         cmocka_unit_test(test_arena_and_buffer),
         cmocka_unit_test(test_strmap_hash_and_grow),
     };
