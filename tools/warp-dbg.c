@@ -155,7 +155,8 @@ static int repl(FILE *out)
 
 int main(int argc, char **argv)
 {
-    ws_set_progname("warp-dbg");
+    /* Temporaries of --out removed on a signal; our SIGINT handler comes after. */
+    ws_program_init("warp-dbg");
     const char **xfiles = ws_xcalloc((size_t)argc, sizeof *xfiles);
     const char **in_names = ws_xcalloc((size_t)argc, sizeof *in_names), **in_paths = ws_xcalloc((size_t)argc, sizeof *in_paths);
     const char **out_names = ws_xcalloc((size_t)argc, sizeof *out_names), **out_paths = ws_xcalloc((size_t)argc, sizeof *out_paths);
@@ -217,6 +218,24 @@ int main(int argc, char **argv)
         }
     }
     if (!image) { status = usage_error("no image given", NULL); goto out; }
+    /* No --out may overwrite the image or an --in file, nor another --out: refused
+     * before the program runs, as warp-sim does. */
+    {
+        const char **inputs = ws_xcalloc(nin + 1, sizeof *inputs);
+        inputs[0] = image;
+        for (size_t i = 0; i < nin; i++) inputs[1 + i] = in_paths[i];
+        int bad = 0;
+        for (size_t i = 0; i < nout && !bad; i++) {
+            bad = ws_check_output(out_paths[i], inputs, 1 + nin) != 0;
+            for (size_t j = 0; j < i && !bad; j++)
+                if (ws_same_file(out_paths[j], out_paths[i])) {
+                    fprintf(stderr, "warp-dbg: '%s' and '%s' are the same output file\n", out_paths[j], out_paths[i]);
+                    bad = 1;
+                }
+        }
+        free(inputs);
+        if (bad) { status = 1; goto out; }
+    }
 
     wdb_options o = {in_names, in_paths, nin, out_names, out_paths, nout, max_cycles, topology, channels};
     char err[1024];
@@ -273,6 +292,7 @@ out:
     if (fflush(stdout) != 0 || ferror(stdout)) {
         int e = errno;
         fprintf(stderr, "warp-dbg: standard output: write error%s%s\n", e ? ": " : "", e ? strerror(e) : "");
+        clearerr(stdout);   /* reported: ws_program_init's check at exit need not again */
         status = 1;
     }
     for (size_t i = 0; i < nin; i++) free((char *)in_names[i]);
