@@ -73,8 +73,8 @@ static int count_arg(wdb *d, const char *args, uint64_t *n)
     size_t len = next_word(&args, &w);
     *n = 1;
     if (!len) return 0;
-    if (parse_u64(w, len, n) || *n == 0) return wdb__error(d, "Invalid number \"%.*s\".", (int)len, w);
-    if (*skip_ws(args)) return wdb__error(d, "Junk after the count: \"%s\"", skip_ws(args));
+    if (parse_u64(w, len, n) || *n == 0) return wdb_error(d, "Invalid number \"%.*s\".", (int)len, w);
+    if (*skip_ws(args)) return wdb_error(d, "Junk after the count: \"%s\"", skip_ws(args));
     return 0;
 }
 
@@ -82,7 +82,7 @@ static int cell_arg(wdb *d, const char *w, size_t n, int *cell)
 {
     uint64_t v;
     if (parse_u64(w, n, &v) || v >= (uint64_t)d->ncells)
-        return wdb__error(d, "Invalid cell \"%.*s\": the array has cells 0 to %d.", (int)n, w, d->ncells - 1);
+        return wdb_error(d, "Invalid cell \"%.*s\": the array has cells 0 to %d.", (int)n, w, d->ncells - 1);
     *cell = (int)v;
     return 0;
 }
@@ -91,17 +91,17 @@ static int cell_arg(wdb *d, const char *w, size_t n, int *cell)
 
 static int cmd_run(wdb *d, const char *args, FILE *out)
 {
-    if (*skip_ws(args)) return wdb__error(d, "run takes no arguments (give --in and --out to warp-dbg).");
-    if (wdb__start(d, out) != WDB_OK) return WDB_ERROR;
+    if (*skip_ws(args)) return wdb_error(d, "run takes no arguments (give --in and --out to warp-dbg).");
+    if (wdb_start(d, out) != WDB_OK) return WDB_ERROR;
     fprintf(out, "Starting program: %s\n", d->image);
-    return wdb__resume(d, RUN_CONTINUE, 1, out);
+    return wdb_resume(d, RUN_CONTINUE, 1, out);
 }
 
 static int cmd_continue(wdb *d, const char *args, FILE *out)
 {
     uint64_t n;
     if (count_arg(d, args, &n)) return WDB_ERROR;
-    if (wdb__resumable(d, out)) return WDB_ERROR;
+    if (wdb_resumable(d, out)) return WDB_ERROR;
     if (n > 1 && d->last_bp > 0) {
         for (size_t i = 0; i < d->nbps; i++)
             if (d->bps[i].num == d->last_bp) {
@@ -113,42 +113,42 @@ static int cmd_continue(wdb *d, const char *args, FILE *out)
         if (n > 1) fprintf(out, "Not stopped at any breakpoint; argument ignored.\n");
         fprintf(out, "Continuing.\n");
     }
-    return wdb__resume(d, RUN_CONTINUE, 1, out);
+    return wdb_resume(d, RUN_CONTINUE, 1, out);
 }
 
 static int cmd_step(wdb *d, const char *args, FILE *out)
 {
     uint64_t n;
-    return count_arg(d, args, &n) ? WDB_ERROR : wdb__resume(d, RUN_STEP, n, out);
+    return count_arg(d, args, &n) ? WDB_ERROR : wdb_resume(d, RUN_STEP, n, out);
 }
 
 static int cmd_next(wdb *d, const char *args, FILE *out)
 {
     uint64_t n;
-    return count_arg(d, args, &n) ? WDB_ERROR : wdb__resume(d, RUN_NEXT, n, out);
+    return count_arg(d, args, &n) ? WDB_ERROR : wdb_resume(d, RUN_NEXT, n, out);
 }
 
 static int cmd_stepi(wdb *d, const char *args, FILE *out)
 {
     uint64_t n;
-    return count_arg(d, args, &n) ? WDB_ERROR : wdb__resume(d, RUN_STEPI, n, out);
+    return count_arg(d, args, &n) ? WDB_ERROR : wdb_resume(d, RUN_STEPI, n, out);
 }
 
 static int cmd_finish(wdb *d, const char *args, FILE *out)
 {
-    if (*skip_ws(args)) return wdb__error(d, "finish takes no arguments.");
-    if (wdb__resumable(d, out)) return WDB_ERROR;
+    if (*skip_ws(args)) return wdb_error(d, "finish takes no arguments.");
+    if (wdb_resumable(d, out)) return WDB_ERROR;
     ws_buf b = {0};
-    wdb__frame_text(d, wdb__pc(d, d->sel), &b);
+    wdb_frame_text(d, wdb_pc(d, d->sel), &b);
     ws_buf_append(&b, "", 1);
     if (wsim_cell_return_stack(d->sim, d->sel, NULL, 0) > 0) fprintf(out, "Run till exit from #0  %s\n", b.data);
     ws_buf_free(&b);
-    return wdb__resume(d, RUN_FINISH, 1, out);
+    return wdb_resume(d, RUN_FINISH, 1, out);
 }
 
 /* ---- Breakpoints and watchpoints ------------------------------------------------------------ */
 
-void wdb__free_breakpoints(wdb *d)
+void wdb_free_breakpoints(wdb *d)
 {
     for (size_t i = 0; i < d->nbps; i++) {
         free(d->bps[i].cond);
@@ -177,7 +177,7 @@ static bpoint *new_bpoint(wdb *d)
 /* The file a bare line number means: the selected cell's, else main's. */
 static const char *default_file(wdb *d)
 {
-    const wdb_row *r = wdb_row_at(d->dw, wdb__pc(d, d->sel));
+    const wdb_row *r = wdb_row_at(d->dw, wdb_pc(d, d->sel));
     if (!r || r->file >= d->dw->nfiles) {
         for (size_t i = 0; i < d->dw->nfuncs && !r; i++)
             if (!strcmp(d->dw->funcs[i].name, "main")) r = wdb_row_at(d->dw, d->dw->funcs[i].lo);
@@ -215,23 +215,23 @@ static uint32_t func_start(wdb *d, const wdb_func *f)
 static int parse_location(wdb *d, const char *w, size_t n, uint32_t **addrs, size_t *naddrs, ws_buf *where)
 {
     char spec[512];
-    if (n == 0) return wdb__error(d, "Argument required (a location: FILE:LINE, LINE, FUNCTION or *ADDRESS).");
-    if (n >= sizeof spec) return wdb__error(d, "Location too long.");
+    if (n == 0) return wdb_error(d, "Argument required (a location: FILE:LINE, LINE, FUNCTION or *ADDRESS).");
+    if (n >= sizeof spec) return wdb_error(d, "Location too long.");
     memcpy(spec, w, n);
     spec[n] = 0;
     *addrs = NULL;
     *naddrs = 0;
     if (spec[0] == '*') {
         uint64_t a;
-        if (parse_u64(spec + 1, n - 1, &a)) return wdb__error(d, "Invalid address \"%s\".", spec + 1);
+        if (parse_u64(spec + 1, n - 1, &a)) return wdb_error(d, "Invalid address \"%s\".", spec + 1);
         if (a % WT_BUNDLE_BYTES || a / WT_BUNDLE_BYTES >= d->img->ncode)
-            return wdb__error(d, "Address 0x%llx is not a bundle of the program (0 to 0x%x, every %d bytes).",
+            return wdb_error(d, "Address 0x%llx is not a bundle of the program (0 to 0x%x, every %d bytes).",
                               (unsigned long long)a, (d->img->ncode - 1) * WT_BUNDLE_BYTES, WT_BUNDLE_BYTES);
         *addrs = ws_xcalloc(1, sizeof **addrs);
         (*addrs)[0] = (uint32_t)a;
         *naddrs = 1;
         const wdb_row *r = wdb_row_at(d->dw, (uint32_t)a);
-        if (r && r->file < d->dw->nfiles) ws_buf_printf(where, "%s:%u", wdb__basename(d->dw->files[r->file]), r->line);
+        if (r && r->file < d->dw->nfiles) ws_buf_printf(where, "%s:%u", wdb_basename(d->dw->files[r->file]), r->line);
         else ws_buf_printf(where, "*0x%llx", (unsigned long long)a);
         return 0;
     }
@@ -245,7 +245,7 @@ static int parse_location(wdb *d, const char *w, size_t n, uint32_t **addrs, siz
     int numeric = *line != 0;
     for (const char *p = line; *p; p++) numeric &= isdigit((unsigned char)*p) != 0;
     if (!numeric) {
-        if (file) return wdb__error(d, "Function \"%s\" not defined in \"%s\".", line, file);
+        if (file) return wdb_error(d, "Function \"%s\" not defined in \"%s\".", line, file);
         const wdb_func *f = find_func(d, spec);
         const wrt_symbol *y = f ? NULL : find_func_symbol(d, spec);
         if (y) {
@@ -256,19 +256,19 @@ static int parse_location(wdb *d, const char *w, size_t n, uint32_t **addrs, siz
             ws_buf_printf(where, "*0x%x", y->value);
             return 0;
         }
-        if (!f) return wdb__error(d, "Function \"%s\" not defined.", spec);
+        if (!f) return wdb_error(d, "Function \"%s\" not defined.", spec);
         *addrs = ws_xcalloc(1, sizeof **addrs);
         (*addrs)[0] = func_start(d, f);
         *naddrs = 1;
         const wdb_row *r = wdb_row_at(d->dw, (*addrs)[0]);
-        if (r && r->file < d->dw->nfiles) ws_buf_printf(where, "%s:%u", wdb__basename(d->dw->files[r->file]), r->line);
+        if (r && r->file < d->dw->nfiles) ws_buf_printf(where, "%s:%u", wdb_basename(d->dw->files[r->file]), r->line);
         else ws_buf_printf(where, "%s", f->name);
         return 0;
     }
     uint64_t ln;
-    if (parse_u64(line, strlen(line), &ln) || ln > 0xffffffffu) return wdb__error(d, "Invalid line number \"%s\".", line);
+    if (parse_u64(line, strlen(line), &ln) || ln > 0xffffffffu) return wdb_error(d, "Invalid line number \"%s\".", line);
     if (!file) file = default_file(d);
-    if (!file) return wdb__error(d, "No symbol table is loaded.");
+    if (!file) return wdb_error(d, "No symbol table is loaded.");
     size_t k = wdb_line_addrs(d->dw, file, (uint32_t)ln, NULL, 0);
     if (k == 0) {
         /* As gdb: a line without code of its own (a declaration, or code that shares
@@ -290,12 +290,12 @@ static int parse_location(wdb *d, const char *w, size_t n, uint32_t **addrs, siz
             size_t a = strlen(d->dw->files[i]), b = strlen(file);
             known = a >= b && !strcmp(d->dw->files[i] + a - b, file) && (a == b || d->dw->files[i][a - b - 1] == '/');
         }
-        if (!known) return wdb__error(d, "No source file named %s.", file);
-        return wdb__error(d, "No line %llu in file \"%s\".", (unsigned long long)ln, wdb__basename(file));
+        if (!known) return wdb_error(d, "No source file named %s.", file);
+        return wdb_error(d, "No line %llu in file \"%s\".", (unsigned long long)ln, wdb_basename(file));
     }
     *addrs = ws_xcalloc(k, sizeof **addrs);
     *naddrs = wdb_line_addrs(d->dw, file, (uint32_t)ln, *addrs, k);
-    ws_buf_printf(where, "%s:%llu", wdb__basename(file), (unsigned long long)ln);
+    ws_buf_printf(where, "%s:%llu", wdb_basename(file), (unsigned long long)ln);
     return 0;
 }
 
@@ -305,8 +305,8 @@ static int set_break(wdb *d, const char *args, FILE *out, int temporary)
     size_t n = next_word(&args, &w);
     char here[32];
     if (n == 0) {
-        if (!d->sim) return wdb__error(d, "Argument required (a location: FILE:LINE, LINE, FUNCTION or *ADDRESS).");
-        snprintf(here, sizeof here, "*%u", wdb__pc(d, d->sel));
+        if (!d->sim) return wdb_error(d, "Argument required (a location: FILE:LINE, LINE, FUNCTION or *ADDRESS).");
+        snprintf(here, sizeof here, "*%u", wdb_pc(d, d->sel));
         w = here;
         n = strlen(here);
     }
@@ -331,18 +331,18 @@ static int set_break(wdb *d, const char *args, FILE *out, int temporary)
         } else if (word_is(kw, k, "if")) {
             const char *c = skip_ws(args);
             if (!*c) {
-                wdb__error(d, "Argument required (boolean expression).");
+                wdb_error(d, "Argument required (boolean expression).");
                 goto bad;
             }
             char err[512];
-            if (wdb__check(d, addrs[0], c, err, sizeof err) != 0) {
-                wdb__error(d, "%s", err);
+            if (wdb_check(d, addrs[0], c, err, sizeof err) != 0) {
+                wdb_error(d, "%s", err);
                 goto bad;
             }
             cond = ws_xstrdup(c);
             break;
         } else {
-            wdb__error(d, "Junk at end of arguments: \"%.*s\" (expected 'cell N' or 'if CONDITION').", (int)k, kw);
+            wdb_error(d, "Junk at end of arguments: \"%.*s\" (expected 'cell N' or 'if CONDITION').", (int)k, kw);
             goto bad;
         }
     }
@@ -375,7 +375,7 @@ static int cmd_tbreak(wdb *d, const char *args, FILE *out) { return set_break(d,
 static int cmd_watch(wdb *d, const char *args, FILE *out)
 {
     const char *e = skip_ws(args);
-    if (!*e) return wdb__error(d, "Argument required (expression to compute).");
+    if (!*e) return wdb_error(d, "Argument required (expression to compute).");
     /* "watch EXPR cell N": the trailing cell is the watch's, not the expression's. */
     int cell = d->sel;
     char *expr = ws_xstrdup(e);
@@ -398,15 +398,15 @@ static int cmd_watch(wdb *d, const char *args, FILE *out)
     /* As gdb, an expression that cannot be evaluated there is refused now, not
      * at every clock of the run. */
     char err[512];
-    if (wdb__check(d, wdb__pc(d, cell), expr, err, sizeof err) != 0) {
+    if (wdb_check(d, wdb_pc(d, cell), expr, err, sizeof err) != 0) {
         free(expr);
-        return wdb__error(d, "%s", err);
+        return wdb_error(d, "%s", err);
     }
     bpoint *b = new_bpoint(d);
     b->is_watch = 1;
     b->cell = cell;
     b->where = expr;
-    wdb__watch_init(d, b);
+    wdb_watch_init(d, b);
     fprintf(out, "Watchpoint %d: %s (cell %d)\n", b->num, b->where, cell);
     return WDB_OK;
 }
@@ -428,7 +428,7 @@ static int for_each_bp(wdb *d, const char *args, int what)
         uint64_t num;
         bpoint *b = parse_u64(w, n, &num) || num > 1000000 ? NULL : find_bp(d, (int)num);
         if (!b) {
-            rc = wdb__error(d, "No breakpoint number %.*s.", (int)n, w);
+            rc = wdb_error(d, "No breakpoint number %.*s.", (int)n, w);
             continue;
         }
         if (what == 0) {
@@ -446,7 +446,7 @@ static int for_each_bp(wdb *d, const char *args, int what)
         }
     }
     if (!any) {
-        if (what == 0) wdb__free_breakpoints(d);
+        if (what == 0) wdb_free_breakpoints(d);
         else
             for (size_t i = 0; i < d->nbps; i++) d->bps[i].enabled = what == 1;
     }
@@ -480,7 +480,7 @@ static int info_breakpoints(wdb *d, const char *args, FILE *out)
                     b->cell);
         } else {
             char sym[128];
-            const char *s = wdb__sym(d, b->addrs[0], sym, sizeof sym);
+            const char *s = wdb_sym(d, b->addrs[0], sym, sizeof sym);
             const wdb_func *f = wdb_func_at(d->dw, b->addrs[0]);
             fprintf(out, "%-7d breakpoint     keep %c   0x%08x ", b->num, b->enabled ? 'y' : 'n', b->addrs[0]);
             if (f) fprintf(out, "in %s at %s", f->name, b->where);
@@ -506,7 +506,7 @@ static int cmd_cell(wdb *d, const char *args, FILE *out)
     if (n) {
         int cell = 0;
         if (cell_arg(d, w, n, &cell)) return WDB_ERROR;
-        if (*skip_ws(args)) return wdb__error(d, "Junk after the cell number: \"%s\"", skip_ws(args));
+        if (*skip_ws(args)) return wdb_error(d, "Junk after the cell number: \"%s\"", skip_ws(args));
         d->sel = cell;
         d->frame = 0;
         d->list_valid = 0;
@@ -515,16 +515,16 @@ static int cmd_cell(wdb *d, const char *args, FILE *out)
         fprintf(out, "[Current cell is %d (cid %d)]\n", d->sel, d->img->first_cell + d->sel);
     }
     if (!d->sim) return WDB_OK;
-    uint32_t pc = wdb__pc(d, d->sel);
+    uint32_t pc = wdb_pc(d, d->sel);
     ws_buf b = {0};
-    wdb__frame_text(d, pc, &b);
+    wdb_frame_text(d, pc, &b);
     ws_buf_append(&b, "", 1);
     fprintf(out, "#0  %s\n", b.data);
     ws_buf_free(&b);
     const wdb_row *r = wdb_row_at(d->dw, pc);
     if (r) {
         if (r->addr != pc) fprintf(out, "0x%08x\t", pc);
-        wdb__print_source_line(d, out, r->file, r->line);
+        wdb_print_source_line(d, out, r->file, r->line);
     }
     return WDB_OK;
 }
@@ -532,15 +532,15 @@ static int cmd_cell(wdb *d, const char *args, FILE *out)
 static int info_cells(wdb *d, const char *args, FILE *out)
 {
     (void)args;
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (wdb_running(d, out)) return WDB_ERROR;
     fprintf(out, "  Cell  Cid   PC          State%*sFrame\n", 34, "");
     for (int k = 0; k < d->ncells; k++) {
         char state[256];
         ws_buf b = {0};
-        uint32_t pc = wdb__pc(d, k);
-        wdb__frame_text(d, pc, &b);
+        uint32_t pc = wdb_pc(d, k);
+        wdb_frame_text(d, pc, &b);
         ws_buf_append(&b, "", 1);
-        wdb__cell_state(d, k, state, sizeof state);
+        wdb_cell_state(d, k, state, sizeof state);
         fprintf(out, "%c %-5d %-5d 0x%08x  %-38s %s\n", k == d->sel ? '*' : ' ', k, d->img->first_cell + k, pc, state,
                 b.data);
         ws_buf_free(&b);
@@ -553,9 +553,9 @@ static void print_locals_at(wdb *d, int frame, const char *indent, FILE *out);
 /* One frame's line: "#1  0x000004c0 in main () at polynomial.w2:40" (#0 without the address). */
 static void print_frame_line(wdb *d, int frame, FILE *out)
 {
-    uint32_t at = wdb__frame_pc(d, d->sel, frame);
+    uint32_t at = wdb_frame_pc(d, d->sel, frame);
     ws_buf b = {0};
-    wdb__frame_text(d, at, &b);
+    wdb_frame_text(d, at, &b);
     ws_buf_append(&b, "", 1);
     if (frame == 0) fprintf(out, "#0  %s\n", b.data);
     else fprintf(out, "#%-2d 0x%08x in %s\n", frame, at, b.data);
@@ -583,9 +583,9 @@ static int cmd_backtrace(wdb *d, const char *args, FILE *out)
         errno = 0;
         limit = strtoll(buf, &end, 10);
         if (n >= sizeof buf || *end || errno || limit == 0)
-            return wdb__error(d, "Invalid backtrace argument \"%.*s\" (full, N or -N).", (int)n, w);
+            return wdb_error(d, "Invalid backtrace argument \"%.*s\" (full, N or -N).", (int)n, w);
     }
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (wdb_running(d, out)) return WDB_ERROR;
     int total = nframes(d);
     if (total > 65) total = 65;
     int from = 0, to = total;
@@ -613,19 +613,19 @@ static int parse_fmt(wdb *d, const char **args, int *fmt, uint64_t *count, const
     while (isdigit((unsigned char)*p)) {
         n = n * 10 + (uint64_t)(*p++ - '0');
         digits = 1;
-        if (n > 100000) return wdb__error(d, "Count too large.");
+        if (n > 100000) return wdb_error(d, "Count too large.");
     }
     if (count && digits) *count = n;
-    if (!count && digits) return wdb__error(d, "Item count other than 1 is meaningless in \"print\" command.");
+    if (!count && digits) return wdb_error(d, "Item count other than 1 is meaningless in \"print\" command.");
     while (isalpha((unsigned char)*p)) {
         if (*p == 'w') {   /* words: the only unit size */
             p++;
             continue;
         }
-        if (!strchr(allowed, *p)) return wdb__error(d, "Undefined output format \"%c\".", *p);
+        if (!strchr(allowed, *p)) return wdb_error(d, "Undefined output format \"%c\".", *p);
         *fmt = *p++;
     }
-    if (*p && *p != ' ' && *p != '\t') return wdb__error(d, "Invalid format \"%s\".", *args);
+    if (*p && *p != ' ' && *p != '\t') return wdb_error(d, "Invalid format \"%s\".", *args);
     *args = p;
     return 0;
 }
@@ -637,12 +637,12 @@ static int cmd_print(wdb *d, const char *args, FILE *out)
     if (parse_fmt(d, &args, &fmt, NULL, "xducfto")) return WDB_ERROR;
     value v;
     char err[512];
-    if (wdb__eval_assign(d, d->sel, args, &v, err, sizeof err) != 0) return wdb__error(d, "%s", err);
+    if (wdb_eval_assign(d, d->sel, args, &v, err, sizeof err) != 0) return wdb_error(d, "%s", err);
     ws_buf b = {0};
-    wdb__format(&v, fmt, &b);
+    wdb_format(&v, fmt, &b);
     if (v.kind == V_PC) {
         char sym[128];
-        if (wdb__sym(d, v.bits, sym, sizeof sym)) ws_buf_printf(&b, " <%s>", sym);
+        if (wdb_sym(d, v.bits, sym, sizeof sym)) ws_buf_printf(&b, " <%s>", sym);
     }
     ws_buf_append(&b, "", 1);
     d->hist = ws_xrealloc(d->hist, (d->nhist + 1) * sizeof *d->hist);
@@ -669,7 +669,7 @@ static int cmd_x(wdb *d, const char *args, FILE *out)
     int space;
     uint32_t addr;
     if (!*skip_ws(args)) {
-        if (!d->x_valid) return wdb__error(d, "Argument required (starting display address).");
+        if (!d->x_valid) return wdb_error(d, "Argument required (starting display address).");
         addr = d->x_next;
         space = d->x_space;
         if (!fmt) fmt = d->x_fmt;
@@ -677,17 +677,17 @@ static int cmd_x(wdb *d, const char *args, FILE *out)
     } else {
         value v;
         char err[512];
-        if (wdb__eval(d, d->sel, args, &v, err, sizeof err) != 0) return wdb__error(d, "%s", err);
+        if (wdb_eval(d, d->sel, args, &v, err, sizeof err) != 0) return wdb_error(d, "%s", err);
         /* An array means its first element; anything else is an address (from &var:
          * in the variable's memory, else in the cell's data memory). */
         if (v.kind == V_NONE || v.kind == V_FLOAT) {
             int none = v.kind == V_NONE;
-            wdb__value_free(&v);
-            return wdb__error(d, "Invalid address: a %s.", none ? "value that was optimized out" : "float");
+            wdb_value_free(&v);
+            return wdb_error(d, "Invalid address: a %s.", none ? "value that was optimized out" : "float");
         }
         space = v.kind == V_ARRAY || v.is_ref ? (v.space == SP_HOST ? SP_HOST : SP_DATA) : SP_DATA;
         addr = v.kind == V_ARRAY ? v.addr : v.bits;
-        wdb__value_free(&v);
+        wdb_value_free(&v);
     }
     if (!fmt) fmt = d->x_fmt ? d->x_fmt : 'x';   /* x remembers its format, as gdb's */
     d->x_fmt = fmt;
@@ -696,23 +696,23 @@ static int cmd_x(wdb *d, const char *args, FILE *out)
     d->x_valid = 1;
     if (fmt == 'i') {
         /* bundles of the program, from a program byte address */
-        if (addr % WT_BUNDLE_BYTES) return wdb__error(d, "Address 0x%x is not the start of a bundle (every %d bytes).", addr, WT_BUNDLE_BYTES);
-        uint32_t pc = wdb__pc(d, d->sel);
+        if (addr % WT_BUNDLE_BYTES) return wdb_error(d, "Address 0x%x is not the start of a bundle (every %d bytes).", addr, WT_BUNDLE_BYTES);
+        uint32_t pc = wdb_pc(d, d->sel);
         for (uint64_t i = 0; i < count; i++, addr += WT_BUNDLE_BYTES) {
             if (addr / WT_BUNDLE_BYTES >= d->img->ncode) {
                 d->x_next = addr;
-                return wdb__error(d, "Cannot access memory at address 0x%x", addr);
+                return wdb_error(d, "Cannot access memory at address 0x%x", addr);
             }
             char text[1024], sym[128];
             wt_format_insn(&d->img->code[addr / WT_BUNDLE_BYTES], text, sizeof text, target_name, d);
-            const char *y = wdb__sym(d, addr, sym, sizeof sym);
+            const char *y = wdb_sym(d, addr, sym, sizeof sym);
             fprintf(out, "%s0x%x%s%s%s:\t%s\n", addr == pc ? "=> " : "   ", addr, y ? " <" : "", y ? y : "", y ? ">" : "", text);
         }
         d->x_next = addr;
         return WDB_OK;
     }
     /* the program's bundles can be read before a run (above); memory cannot */
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (wdb_running(d, out)) return WDB_ERROR;
     uint32_t size;
     const uint8_t *mem = space == SP_HOST ? wsim_host_memory(d->sim, &size) : wsim_cell_data(d->sim, d->sel, &size);
     const char *tag = space == SP_HOST ? " (host)" : "";
@@ -721,7 +721,7 @@ static int cmd_x(wdb *d, const char *args, FILE *out)
         for (uint64_t i = 0; i < count; i++) {
             if (addr >= size) {
                 d->x_next = addr;
-                return wdb__error(d, "Cannot access memory at address 0x%x", addr);
+                return wdb_error(d, "Cannot access memory at address 0x%x", addr);
             }
             fprintf(out, "0x%x%s:\t\"", addr, tag);
             while (addr < size && mem[addr]) {
@@ -736,14 +736,14 @@ static int cmd_x(wdb *d, const char *args, FILE *out)
         d->x_next = addr;
         return WDB_OK;
     }
-    if (addr % 4) return wdb__error(d, "Cannot access memory at address 0x%x (words are 4-byte aligned)", addr);
+    if (addr % 4) return wdb_error(d, "Cannot access memory at address 0x%x (words are 4-byte aligned)", addr);
     for (uint64_t i = 0; i < count; i++) {
         uint32_t a = addr + 4 * (uint32_t)i;
         if ((uint64_t)addr + 4 * i + 4 > size) {
             /* what could be read is shown; the error names the first word that cannot */
             if (i % 4) fprintf(out, "\n");
             d->x_next = a;
-            return wdb__error(d, "Cannot access memory at address 0x%llx", (unsigned long long)addr + 4 * i);
+            return wdb_error(d, "Cannot access memory at address 0x%llx", (unsigned long long)addr + 4 * i);
         }
         if (i % 4 == 0) fprintf(out, "%s0x%x%s:", i ? "\n" : "", a, tag);
         const uint8_t *q = mem + a;
@@ -754,7 +754,7 @@ static int cmd_x(wdb *d, const char *args, FILE *out)
             value sv = {0};
             sv.kind = V_WORD;
             sv.bits = w;
-            wdb__format(&sv, fmt, &b);
+            wdb_format(&sv, fmt, &b);
         }
         ws_buf_append(&b, "", 1);
         fprintf(out, "\t%s", b.data);
@@ -767,7 +767,7 @@ static int cmd_x(wdb *d, const char *args, FILE *out)
 
 static int info_registers(wdb *d, const char *args, FILE *out)
 {
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (wdb_running(d, out)) return WDB_ERROR;
     const char *w;
     size_t n;
     int any = 0;
@@ -777,15 +777,15 @@ static int info_registers(wdb *d, const char *args, FILE *out)
         int o = wt_opnd_parse(w, n);
         if (word_is(w, n, "pc")) {
             char sym[128];
-            uint32_t pc = wdb__pc(d, d->sel);
-            fprintf(out, "%-7s0x%-10x <%s>\n", "pc", pc, wdb__sym(d, pc, sym, sizeof sym) ? sym : "??");
+            uint32_t pc = wdb_pc(d, d->sel);
+            fprintf(out, "%-7s0x%-10x <%s>\n", "pc", pc, wdb_sym(d, pc, sym, sizeof sym) ? sym : "??");
         } else if (o == WT_OPND_CID) {
             fprintf(out, "%-7s%d\n", "cid", d->img->first_cell + d->sel);
         } else if (o >= 0 && wt_opnd_is_reg((unsigned)o)) {
             uint32_t v = wsim_cell_reg(d->sim, d->sel, (unsigned)o);
             fprintf(out, "%-7s0x%08x  %-12d %.9g\n", wt_opnd_name((unsigned)o), v, (int32_t)v, (double)wt_f(v));
         } else {
-            return wdb__error(d, "Invalid register `%.*s'", (int)n, w);
+            return wdb_error(d, "Invalid register `%.*s'", (int)n, w);
         }
     }
     if (any) return WDB_OK;
@@ -794,16 +794,16 @@ static int info_registers(wdb *d, const char *args, FILE *out)
         fprintf(out, "%-7s0x%08x  %-12d %.9g\n", wt_opnd_name(r), v, (int32_t)v, (double)wt_f(v));
     }
     char sym[128];
-    uint32_t pc = wdb__pc(d, d->sel);
+    uint32_t pc = wdb_pc(d, d->sel);
     fprintf(out, "%-7s%d\n", "cid", d->img->first_cell + d->sel);
-    fprintf(out, "%-7s0x%-10x <%s>\n", "pc", pc, wdb__sym(d, pc, sym, sizeof sym) ? sym : "??");
+    fprintf(out, "%-7s0x%-10x <%s>\n", "pc", pc, wdb_sym(d, pc, sym, sizeof sym) ? sym : "??");
     return WDB_OK;
 }
 
 /* The locals of a frame of the selected cell, each "name = value". */
 static void print_locals_at(wdb *d, int frame, const char *indent, FILE *out)
 {
-    const wdb_func *f = wdb_func_at(d->dw, wdb__frame_pc(d, d->sel, frame));
+    const wdb_func *f = wdb_func_at(d->dw, wdb_frame_pc(d, d->sel, frame));
     if (!f || !f->nvars) {
         fprintf(out, "%sNo locals.\n", indent);
         return;
@@ -813,16 +813,16 @@ static void print_locals_at(wdb *d, int frame, const char *indent, FILE *out)
     for (size_t i = 0; i < f->nvars; i++) {
         value v;
         char err[256];
-        if (wdb__eval(d, d->sel, f->vars[i].name, &v, err, sizeof err) != 0) {
+        if (wdb_eval(d, d->sel, f->vars[i].name, &v, err, sizeof err) != 0) {
             fprintf(out, "%s%s = <error: %s>\n", indent, f->vars[i].name, err);
             continue;
         }
         ws_buf b = {0};
-        wdb__format(&v, 0, &b);
+        wdb_format(&v, 0, &b);
         ws_buf_append(&b, "", 1);
         fprintf(out, "%s%s = %s\n", indent, f->vars[i].name, b.data);
         ws_buf_free(&b);
-        wdb__value_free(&v);
+        wdb_value_free(&v);
     }
     d->frame = saved;
 }
@@ -835,9 +835,9 @@ static int cell_suffix(wdb *d, const char *args, int *cell)
     *cell = d->sel;
     if (!n) return 0;
     if (word_is(w, n, "cell")) n = next_word(&args, &w);
-    if (!n) return wdb__error(d, "Argument required (cell number).");
+    if (!n) return wdb_error(d, "Argument required (cell number).");
     if (cell_arg(d, w, n, cell)) return -1;
-    if (*skip_ws(args)) return wdb__error(d, "Junk after the cell number: \"%s\"", skip_ws(args));
+    if (*skip_ws(args)) return wdb_error(d, "Junk after the cell number: \"%s\"", skip_ws(args));
     return 0;
 }
 
@@ -845,7 +845,7 @@ static int info_locals(wdb *d, const char *args, FILE *out)
 {
     int cell;
     if (cell_suffix(d, args, &cell)) return WDB_ERROR;
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (wdb_running(d, out)) return WDB_ERROR;
     int sel = d->sel, frame = d->frame;
     if (cell != sel) {
         d->sel = cell;
@@ -871,7 +871,7 @@ static void put_words(wdb *d, int cell, int q, FILE *out)
     v.nwords = v.dims[0];
     v.words = w;
     ws_buf b = {0};
-    wdb__format(&v, 0, &b);
+    wdb_format(&v, 0, &b);
     ws_buf_append(&b, "", 1);
     fprintf(out, "%s", b.data);
     ws_buf_free(&b);
@@ -879,7 +879,7 @@ static void put_words(wdb *d, int cell, int q, FILE *out)
 
 static int info_queues(wdb *d, const char *args, FILE *out)
 {
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (wdb_running(d, out)) return WDB_ERROR;
     const char *w;
     size_t n = next_word(&args, &w);
     int only = -1;
@@ -929,7 +929,7 @@ static int info_logical_channels(wdb *d, const wca *a, int all, FILE *out)
                 value v = {0};
                 v.kind = V_WORD;
                 v.bits = w[i];
-                wdb__format(&v, 0, &b);
+                wdb_format(&v, 0, &b);
                 ws_buf_append(&b, "", 1);
                 static const char *const marks[16] = {[WT_MARK_MBEGIN] = "message begin", [WT_MARK_MEND] = "message end",
                                                       [WT_MARK_APP] = "marker", [WT_MARK_PBEGIN] = "pathway begin",
@@ -949,10 +949,10 @@ static int info_logical_channels(wdb *d, const wca *a, int all, FILE *out)
  * iWarp the communication agents' logical channels. */
 static int info_channels(wdb *d, const char *args, FILE *out)
 {
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (wdb_running(d, out)) return WDB_ERROR;
     const char *w;
     size_t n = next_word(&args, &w);
-    if (n && !word_is(w, n, "all")) return wdb__error(d, "info channels takes no argument but \"all\".");
+    if (n && !word_is(w, n, "all")) return wdb_error(d, "info channels takes no argument but \"all\".");
     const wca *a = wsim_comm(d->sim);
     if (a) return info_logical_channels(d, a, n != 0, out);
     fprintf(out, "Channel            Into       Waiting  On link  Reserved  Free\n");
@@ -982,8 +982,8 @@ static int info_stats(wdb *d, const char *args, FILE *out)
     int only = -1;
     if (n && word_is(w, n, "cell")) n = next_word(&args, &w);
     if (n && cell_arg(d, w, n, &only)) return WDB_ERROR;
-    if (n && *skip_ws(args)) return wdb__error(d, "Junk after the cell number: \"%s\"", skip_ws(args));
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (n && *skip_ws(args)) return wdb_error(d, "Junk after the cell number: \"%s\"", skip_ws(args));
+    if (wdb_running(d, out)) return WDB_ERROR;
     if (only < 0) {
         wsim_print_stats(d->sim, out);
         return WDB_OK;
@@ -992,7 +992,7 @@ static int info_stats(wdb *d, const char *args, FILE *out)
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
-    if (!m) return wdb__error(d, "info stats: %s", strerror(errno));
+    if (!m) return wdb_error(d, "info stats: %s", strerror(errno));
     wsim_print_stats(d->sim, m);
     fclose(m);
     char prefix[32];
@@ -1017,7 +1017,7 @@ static int info_functions(wdb *d, const char *args, FILE *out)
             char msg[128];
             regerror(rc, &rx, msg, sizeof msg);
             regfree(&rx);
-            return wdb__error(d, "Invalid regexp \"%s\": %s", re, msg);
+            return wdb_error(d, "Invalid regexp \"%s\": %s", re, msg);
         }
         fprintf(out, "All functions matching regular expression \"%s\":\n", re);
     } else {
@@ -1027,7 +1027,7 @@ static int info_functions(wdb *d, const char *args, FILE *out)
         const wdb_func *f = &d->dw->funcs[i];
         if (*re && regexec(&rx, f->name, 0, NULL, 0) != 0) continue;
         const wdb_row *r = wdb_row_at(d->dw, f->lo);
-        fprintf(out, "%s:%u\t%s ();\t0x%08x-0x%08x\n", r && r->file < d->dw->nfiles ? wdb__basename(d->dw->files[r->file]) : "??",
+        fprintf(out, "%s:%u\t%s ();\t0x%08x-0x%08x\n", r && r->file < d->dw->nfiles ? wdb_basename(d->dw->files[r->file]) : "??",
                 f->decl_line, f->name, f->lo, f->hi);
     }
     if (*re) regfree(&rx);
@@ -1039,7 +1039,7 @@ static int info_line(wdb *d, const char *args, FILE *out)
 {
     const char *w;
     size_t n = next_word(&args, &w);
-    uint32_t pc = wdb__frame_pc(d, d->sel, d->frame);
+    uint32_t pc = wdb_frame_pc(d, d->sel, d->frame);
     const wdb_row *r = NULL;
     if (n) {
         uint32_t *addrs;
@@ -1063,7 +1063,7 @@ static int info_line(wdb *d, const char *args, FILE *out)
         if (!r) r = wdb_stmt_at(d->dw, pc);
     }
     if (!r) r = wdb_row_at(d->dw, pc);
-    if (!r) return wdb__error(d, "No line number information available for address 0x%x", pc);
+    if (!r) return wdb_error(d, "No line number information available for address 0x%x", pc);
     /* the line's code runs from its row to the next row of another line */
     uint32_t end = r->addr;
     for (size_t i = (size_t)(r - d->dw->rows) + 1; i < d->dw->nrows; i++) {
@@ -1074,9 +1074,9 @@ static int info_line(wdb *d, const char *args, FILE *out)
         }
     }
     char s1[128], s2[128];
-    const char *y1 = wdb__sym(d, r->addr, s1, sizeof s1), *y2 = wdb__sym(d, end, s2, sizeof s2);
+    const char *y1 = wdb_sym(d, r->addr, s1, sizeof s1), *y2 = wdb_sym(d, end, s2, sizeof s2);
     fprintf(out, "Line %u of \"%s\" starts at address 0x%x%s%s%s and ends at 0x%x%s%s%s.\n", r->line,
-            r->file < d->dw->nfiles ? wdb__basename(d->dw->files[r->file]) : "??", r->addr, y1 ? " <" : "", y1 ? y1 : "",
+            r->file < d->dw->nfiles ? wdb_basename(d->dw->files[r->file]) : "??", r->addr, y1 ? " <" : "", y1 ? y1 : "",
             y1 ? ">" : "", end, y2 ? " <" : "", y2 ? y2 : "", y2 ? ">" : "");
     return WDB_OK;
 }
@@ -1127,7 +1127,7 @@ static int cmd_info(wdb *d, const char *args, FILE *out)
     }
     int amb;
     const command *c = find_in(info_cmds, sizeof info_cmds / sizeof *info_cmds, w, n, &amb);
-    if (!c) return wdb__error(d, amb ? "Ambiguous info command \"%.*s\"." : "Undefined info command: \"%.*s\".  Try \"help info\".", (int)n, w);
+    if (!c) return wdb_error(d, amb ? "Ambiguous info command \"%.*s\"." : "Undefined info command: \"%.*s\".  Try \"help info\".", (int)n, w);
     return c->fn(d, args, out);
 }
 
@@ -1137,14 +1137,14 @@ static int show_lines(wdb *d, int file, uint32_t from, uint32_t to, FILE *out)
 {
     const char *text;
     size_t len;
-    if (wdb__source(d, (uint32_t)file, from, &text, &len) != 0) {
-        if (from > 1 && wdb__source(d, (uint32_t)file, 1, &text, &len) == 0)
-            return wdb__error(d, "Line number %u out of range; \"%s\" has fewer lines.", from,
-                              wdb__basename(d->dw->files[file]));
+    if (wdb_source(d, (uint32_t)file, from, &text, &len) != 0) {
+        if (from > 1 && wdb_source(d, (uint32_t)file, 1, &text, &len) == 0)
+            return wdb_error(d, "Line number %u out of range; \"%s\" has fewer lines.", from,
+                              wdb_basename(d->dw->files[file]));
         fprintf(out, "%u\tin %s\n", from, d->dw->files[file]);
         return WDB_ERROR;
     }
-    for (uint32_t l = from; l <= to && wdb__source(d, (uint32_t)file, l, &text, &len) == 0; l++) {
+    for (uint32_t l = from; l <= to && wdb_source(d, (uint32_t)file, l, &text, &len) == 0; l++) {
         fprintf(out, "%u\t%.*s\n", l, (int)len, text);
         d->list_next = l + 1;
     }
@@ -1187,7 +1187,7 @@ static int cmd_list(wdb *d, const char *args, FILE *out)
         file = d->list_file;
         center = d->list_next + 5;
     } else {
-        const wdb_row *r = wdb_row_at(d->dw, wdb__pc(d, d->sel));
+        const wdb_row *r = wdb_row_at(d->dw, wdb_pc(d, d->sel));
         if (!r && d->dw->nrows) r = &d->dw->rows[0];
         for (size_t i = 0; !r && i < d->dw->nfuncs; i++)
             if (!strcmp(d->dw->funcs[i].name, "main")) r = wdb_row_at(d->dw, d->dw->funcs[i].lo);
@@ -1196,7 +1196,7 @@ static int cmd_list(wdb *d, const char *args, FILE *out)
             center = r->line;
         }
     }
-    if (file < 0) return wdb__error(d, "No symbol table is loaded.");
+    if (file < 0) return wdb_error(d, "No symbol table is loaded.");
     /* listsize lines (set listsize; 0 unlimited) around the line, as gdb centres them */
     uint32_t size = d->listsize ? d->listsize : 0xfffffffeu, half = d->listsize ? d->listsize / 2 : 0xfffffffeu;
     uint32_t from = center > half ? center - half : 1;
@@ -1214,7 +1214,7 @@ static const char *target_name(void *ctx, unsigned target)
     static char buf[160];
     char sym[128];
     uint32_t a = target * WT_BUNDLE_BYTES;
-    if (wdb__sym(d, a, sym, sizeof sym)) snprintf(buf, sizeof buf, "0x%x <%s>", a, sym);
+    if (wdb_sym(d, a, sym, sizeof sym)) snprintf(buf, sizeof buf, "0x%x <%s>", a, sym);
     else snprintf(buf, sizeof buf, "0x%x", a);
     return buf;
 }
@@ -1223,7 +1223,7 @@ static int cmd_disassemble(wdb *d, const char *args, FILE *out)
 {
     const char *w;
     size_t n = next_word(&args, &w);
-    uint32_t pc = wdb__pc(d, d->sel);
+    uint32_t pc = wdb_pc(d, d->sel);
     uint32_t lo, hi;
     const char *name;
     if (n) {
@@ -1238,16 +1238,16 @@ static int cmd_disassemble(wdb *d, const char *args, FILE *out)
             int ok = isdigit((unsigned char)spec[0]) || spec[0] == '$' || spec[0] == '(' || spec[0] == '*';
             const char *e = spec[0] == '*' ? spec + 1 : spec;
             if (!ok) y = find_func_symbol(d, spec);
-            if (!ok && !y) return wdb__error(d, "No symbol \"%s\" in current context.", spec);
+            if (!ok && !y) return wdb_error(d, "No symbol \"%s\" in current context.", spec);
             if (ok) {
-                if (wdb__eval(d, d->sel, e, &v, err, sizeof err) != 0) return wdb__error(d, "%s", err);
+                if (wdb_eval(d, d->sel, e, &v, err, sizeof err) != 0) return wdb_error(d, "%s", err);
                 uint32_t a = v.bits;
                 int scalar_ok = v.kind == V_INT || v.kind == V_PC || v.kind == V_WORD;
-                wdb__value_free(&v);
-                if (!scalar_ok) return wdb__error(d, "Invalid address for disassemble.");
+                wdb_value_free(&v);
+                if (!scalar_ok) return wdb_error(d, "Invalid address for disassemble.");
                 f = wdb_func_at(d->dw, a);
                 if (!f) y = wrt_func_for_pc(d->img, a / WT_BUNDLE_BYTES);
-                if (!f && !y) return wdb__error(d, "No function contains specified address 0x%x.", a);
+                if (!f && !y) return wdb_error(d, "No function contains specified address 0x%x.", a);
             }
         }
         lo = f ? f->lo : y->value;
@@ -1256,7 +1256,7 @@ static int cmd_disassemble(wdb *d, const char *args, FILE *out)
     } else {
         const wdb_func *f = wdb_func_at(d->dw, pc);
         const wrt_symbol *y = f ? NULL : wrt_func_for_pc(d->img, pc / WT_BUNDLE_BYTES);
-        if (!f && !y) return wdb__error(d, "No function contains program counter for selected cell.");
+        if (!f && !y) return wdb_error(d, "No function contains program counter for selected cell.");
         lo = f ? f->lo : y->value;
         hi = f ? f->hi : y->size ? y->value + y->size : lo + WT_BUNDLE_BYTES;
         name = f ? f->name : y->name;
@@ -1276,22 +1276,22 @@ static int cmd_disassemble(wdb *d, const char *args, FILE *out)
 static void print_selected_frame(wdb *d, FILE *out)
 {
     print_frame_line(d, d->frame, out);
-    uint32_t pc = wdb__frame_pc(d, d->sel, d->frame);
+    uint32_t pc = wdb_frame_pc(d, d->sel, d->frame);
     const wdb_row *r = wdb_row_at(d->dw, pc);
     if (r) {
         if (d->frame == 0 && r->addr != pc) fprintf(out, "0x%08x\t", pc);
-        wdb__print_source_line(d, out, r->file, r->line);
+        wdb_print_source_line(d, out, r->file, r->line);
     }
 }
 
 static int select_frame(wdb *d, long long frame, FILE *out)
 {
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (wdb_running(d, out)) return WDB_ERROR;
     int total = nframes(d);
-    if (frame < 0) return wdb__error(d, "Bottom (innermost) frame selected; you cannot go down.");
+    if (frame < 0) return wdb_error(d, "Bottom (innermost) frame selected; you cannot go down.");
     if (frame >= total) {
-        if (frame == d->frame + 1 || total - 1 == d->frame) return wdb__error(d, "Initial frame selected; you cannot go up.");
-        return wdb__error(d, "No frame at level %lld.", frame);
+        if (frame == d->frame + 1 || total - 1 == d->frame) return wdb_error(d, "Initial frame selected; you cannot go up.");
+        return wdb_error(d, "No frame at level %lld.", frame);
     }
     d->frame = (int)frame;
     d->list_valid = 0;
@@ -1305,8 +1305,8 @@ static int frame_count_arg(wdb *d, const char *args, long long *n)
     size_t len = next_word(&args, &w);
     if (!len) return 0;
     uint64_t v;
-    if (parse_u64(w, len, &v) || v > 1000000) return wdb__error(d, "Invalid number \"%.*s\".", (int)len, w);
-    if (*skip_ws(args)) return wdb__error(d, "Junk after the number: \"%s\"", skip_ws(args));
+    if (parse_u64(w, len, &v) || v > 1000000) return wdb_error(d, "Invalid number \"%.*s\".", (int)len, w);
+    if (*skip_ws(args)) return wdb_error(d, "Junk after the number: \"%s\"", skip_ws(args));
     *n = (long long)v;
     return 0;
 }
@@ -1322,7 +1322,7 @@ static int cmd_up(wdb *d, const char *args, FILE *out)
 {
     long long n = 1;
     if (frame_count_arg(d, args, &n)) return WDB_ERROR;
-    if (d->sim && d->frame == nframes(d) - 1) return wdb__error(d, "Initial frame selected; you cannot go up.");
+    if (d->sim && d->frame == nframes(d) - 1) return wdb_error(d, "Initial frame selected; you cannot go up.");
     long long to = d->frame + n;
     if (d->sim && to >= nframes(d)) to = nframes(d) - 1;
     return select_frame(d, to, out);
@@ -1332,7 +1332,7 @@ static int cmd_down(wdb *d, const char *args, FILE *out)
 {
     long long n = 1;
     if (frame_count_arg(d, args, &n)) return WDB_ERROR;
-    if (d->sim && d->frame == 0) return wdb__error(d, "Bottom (innermost) frame selected; you cannot go down.");
+    if (d->sim && d->frame == 0) return wdb_error(d, "Bottom (innermost) frame selected; you cannot go down.");
     long long to = d->frame - n;
     return select_frame(d, to < 0 ? 0 : to, out);
 }
@@ -1340,17 +1340,17 @@ static int cmd_down(wdb *d, const char *args, FILE *out)
 static int info_frame(wdb *d, const char *args, FILE *out)
 {
     (void)args;
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (wdb_running(d, out)) return WDB_ERROR;
     int total = nframes(d);
-    uint32_t pc = wdb__frame_pc(d, d->sel, d->frame);
+    uint32_t pc = wdb_frame_pc(d, d->sel, d->frame);
     const wdb_func *f = wdb_func_at(d->dw, pc);
     const wdb_row *r = wdb_row_at(d->dw, pc);
     char sym[128];
-    const char *y = wdb__sym(d, pc, sym, sizeof sym);
+    const char *y = wdb_sym(d, pc, sym, sizeof sym);
     fprintf(out, "Stack level %d, cell %d (cid %d):\n", d->frame, d->sel, d->img->first_cell + d->sel);
     fprintf(out, " pc = 0x%x in %s", pc, f ? f->name : y ? y : "??");
-    if (r && r->file < d->dw->nfiles) fprintf(out, " (%s:%u)", wdb__basename(d->dw->files[r->file]), r->line);
-    if (d->frame + 1 < total) fprintf(out, "; saved pc = 0x%x", wdb__frame_pc(d, d->sel, d->frame + 1));
+    if (r && r->file < d->dw->nfiles) fprintf(out, " (%s:%u)", wdb_basename(d->dw->files[r->file]), r->line);
+    if (d->frame + 1 < total) fprintf(out, "; saved pc = 0x%x", wdb_frame_pc(d, d->sel, d->frame + 1));
     fprintf(out, "\n");
     if (d->frame + 1 < total) fprintf(out, " called by frame at level %d\n", d->frame + 1);
     if (d->frame > 0) fprintf(out, " caller of frame at level %d\n", d->frame - 1);
@@ -1364,7 +1364,7 @@ static int info_frame(wdb *d, const char *args, FILE *out)
 static int info_args(wdb *d, const char *args, FILE *out)
 {
     (void)args;
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (wdb_running(d, out)) return WDB_ERROR;
     /* W2's functions take no parameters: their data is the cell's globals */
     fprintf(out, "No arguments.\n");
     return WDB_OK;
@@ -1373,7 +1373,7 @@ static int info_args(wdb *d, const char *args, FILE *out)
 static int info_source(wdb *d, const char *args, FILE *out)
 {
     (void)args;
-    const wdb_row *r = wdb_row_at(d->dw, wdb__frame_pc(d, d->sel, d->frame));
+    const wdb_row *r = wdb_row_at(d->dw, wdb_frame_pc(d, d->sel, d->frame));
     if (!r && d->list_valid && d->list_file >= 0) {
         for (size_t i = 0; i < d->dw->nrows && !r; i++)
             if ((int)d->dw->rows[i].file == d->list_file) r = &d->dw->rows[i];
@@ -1388,9 +1388,9 @@ static int info_source(wdb *d, const char *args, FILE *out)
     const char *text;
     fprintf(out, "Current source file is %s\n", name);
     if (d->dw->comp_dir) fprintf(out, "Compilation directory is %s\n", d->dw->comp_dir);
-    if (wdb__source(d, r->file, 1, &text, &len) == 0) {
+    if (wdb_source(d, r->file, 1, &text, &len) == 0) {
         unsigned lines = 0;
-        for (uint32_t l = 1; wdb__source(d, r->file, l, &text, &len) == 0; l++) lines = l;
+        for (uint32_t l = 1; wdb_source(d, r->file, l, &text, &len) == 0; l++) lines = l;
         fprintf(out, "Contains %u lines.\n", lines);
     } else {
         fprintf(out, "The source is not found (directory DIR adds a place to look).\n");
@@ -1402,18 +1402,18 @@ static int info_source(wdb *d, const char *args, FILE *out)
 static int info_symbol(wdb *d, const char *args, FILE *out)
 {
     const char *e = skip_ws(args);
-    if (!*e) return wdb__error(d, "Argument required (address).");
+    if (!*e) return wdb_error(d, "Argument required (address).");
     value v;
     char err[512];
-    if (wdb__eval(d, d->sel, e, &v, err, sizeof err) != 0) return wdb__error(d, "%s", err);
+    if (wdb_eval(d, d->sel, e, &v, err, sizeof err) != 0) return wdb_error(d, "%s", err);
     uint32_t a = v.bits;
     int ok = v.kind == V_INT || v.kind == V_PC || v.kind == V_WORD;
     int space = v.is_ref ? v.space : SP_NONE;
-    wdb__value_free(&v);
-    if (!ok) return wdb__error(d, "Invalid address: \"%s\".", e);
+    wdb_value_free(&v);
+    if (!ok) return wdb_error(d, "Invalid address: \"%s\".", e);
     if (space != SP_HOST && space != SP_DATA) {
         char sym[128];
-        const char *y = wdb__sym(d, a, sym, sizeof sym);
+        const char *y = wdb_sym(d, a, sym, sizeof sym);
         if (y && a / WT_BUNDLE_BYTES < d->img->ncode) {
             const char *plus = strrchr(y, '+');
             if (plus && !strcmp(plus, "+0")) fprintf(out, "%.*s in section .text\n", (int)(plus - y), y);
@@ -1455,7 +1455,7 @@ static void type_name(const value *v, ws_buf *b)
 static int cmd_whatis(wdb *d, const char *args, FILE *out)
 {
     const char *e = skip_ws(args);
-    if (!*e) return wdb__error(d, "Argument required (one or more choice items).");
+    if (!*e) return wdb_error(d, "Argument required (one or more choice items).");
     /* a type name is its own type, as gdb's whatis int */
     if (!strcmp(e, "int") || !strcmp(e, "float")) {
         fprintf(out, "type = %s\n", e);
@@ -1463,19 +1463,19 @@ static int cmd_whatis(wdb *d, const char *args, FILE *out)
     }
     value v;
     char err[512];
-    int rc = d->sim ? wdb__eval(d, d->sel, e, &v, err, sizeof err)
-                    : wdb__check(d, wdb__frame_pc(d, d->sel, 0), e, err, sizeof err);
-    if (rc != 0) return wdb__error(d, "%s", err);
-    if (d->sim && v.kind == V_NONE && wdb__find_var(d, d->sel, e)) wdb__value_free(&v);
+    int rc = d->sim ? wdb_eval(d, d->sel, e, &v, err, sizeof err)
+                    : wdb_check(d, wdb_frame_pc(d, d->sel, 0), e, err, sizeof err);
+    if (rc != 0) return wdb_error(d, "%s", err);
+    if (d->sim && v.kind == V_NONE && wdb_find_var(d, d->sel, e)) wdb_value_free(&v);
     if (!d->sim || v.kind == V_NONE) {
         /* without a run, or optimized out: the type comes from the declaration */
-        const wdb_var *var = wdb__find_var(d, d->sel, e);
+        const wdb_var *var = wdb_find_var(d, d->sel, e);
         const wrt_host_array *h = var ? NULL : wrt_host_find(d->img, e);
         memset(&v, 0, sizeof v);
         wdb_type t = {0, 0, {0, 0}};
         if (var) t = var->type;
         else if (h) t = (wdb_type){h->is_float, h->dims[0] ? (h->dims[1] ? 2 : 1) : 0, {h->dims[0], h->dims[1]}};
-        else return wdb__error(d, "The program is not being run.");
+        else return wdb_error(d, "The program is not being run.");
         v.kind = t.ndims ? V_ARRAY : t.is_float ? V_FLOAT : V_INT;
         v.elem = t.is_float ? EL_FLOAT : EL_INT;
         v.ndims = t.ndims;
@@ -1487,7 +1487,7 @@ static int cmd_whatis(wdb *d, const char *args, FILE *out)
     ws_buf_append(&b, "", 1);
     fprintf(out, "type = %s\n", b.data);
     ws_buf_free(&b);
-    wdb__value_free(&v);
+    wdb_value_free(&v);
     return WDB_OK;
 }
 
@@ -1499,11 +1499,11 @@ static bpoint *bp_arg(wdb *d, const char **args)
     size_t n = next_word(args, &w);
     uint64_t num;
     if (!n) {
-        wdb__error(d, "Argument required (breakpoint number).");
+        wdb_error(d, "Argument required (breakpoint number).");
         return NULL;
     }
     bpoint *b = parse_u64(w, n, &num) || num > 1000000 ? NULL : find_bp(d, (int)num);
-    if (!b) wdb__error(d, "No breakpoint number %.*s.", (int)n, w);
+    if (!b) wdb_error(d, "No breakpoint number %.*s.", (int)n, w);
     return b;
 }
 
@@ -1511,7 +1511,7 @@ static int cmd_condition(wdb *d, const char *args, FILE *out)
 {
     bpoint *b = bp_arg(d, &args);
     if (!b) return WDB_ERROR;
-    if (b->is_watch) return wdb__error(d, "Watchpoint %d takes no condition: its expression is what it watches.", b->num);
+    if (b->is_watch) return wdb_error(d, "Watchpoint %d takes no condition: its expression is what it watches.", b->num);
     const char *c = skip_ws(args);
     if (!*c) {
         free(b->cond);
@@ -1520,7 +1520,7 @@ static int cmd_condition(wdb *d, const char *args, FILE *out)
         return WDB_OK;
     }
     char err[512];
-    if (wdb__check(d, b->addrs[0], c, err, sizeof err) != 0) return wdb__error(d, "%s", err);
+    if (wdb_check(d, b->addrs[0], c, err, sizeof err) != 0) return wdb_error(d, "%s", err);
     free(b->cond);
     b->cond = ws_xstrdup(c);
     return WDB_OK;
@@ -1533,8 +1533,8 @@ static int cmd_ignore(wdb *d, const char *args, FILE *out)
     const char *w;
     size_t n = next_word(&args, &w);
     uint64_t count;
-    if (!n) return wdb__error(d, "Second argument (specified ignore-count) is missing.");
-    if (parse_u64(w, n, &count) || count > 0xffffffffu) return wdb__error(d, "Invalid number \"%.*s\".", (int)n, w);
+    if (!n) return wdb_error(d, "Second argument (specified ignore-count) is missing.");
+    if (parse_u64(w, n, &count) || count > 0xffffffffu) return wdb_error(d, "Invalid number \"%.*s\".", (int)n, w);
     b->ignore = (unsigned)count;
     if (count == 0) fprintf(out, "Will stop next time breakpoint %d is reached.\n", b->num);
     else if (count == 1) fprintf(out, "Will ignore next crossing of breakpoint %d.\n", b->num);
@@ -1554,7 +1554,7 @@ static int cmd_commands(wdb *d, const char *args, FILE *out)
     } else {
         for (size_t i = 0; i < d->nbps; i++)
             if (d->bps[i].num == d->next_num - 1) b = &d->bps[i];
-        if (!b) return wdb__error(d, "No breakpoints specified.");
+        if (!b) return wdb_error(d, "No breakpoints specified.");
     }
     d->collect_kind = 1;
     d->collect_bp = b->num;
@@ -1566,13 +1566,13 @@ static int cmd_define(wdb *d, const char *args, FILE *out)
     (void)out;
     const char *w;
     size_t n = next_word(&args, &w);
-    if (!n) return wdb__error(d, "Argument required (name of command to define).");
+    if (!n) return wdb_error(d, "Argument required (name of command to define).");
     for (size_t i = 0; i < n; i++)
         if (!isalnum((unsigned char)w[i]) && w[i] != '_' && w[i] != '-')
-            return wdb__error(d, "Invalid command name \"%.*s\".", (int)n, w);
+            return wdb_error(d, "Invalid command name \"%.*s\".", (int)n, w);
     int amb;
     const command *c = find_command(w, n, &amb);
-    if (c && word_is(w, n, c->name)) return wdb__error(d, "\"%s\" is a built-in command.", c->name);
+    if (c && word_is(w, n, c->name)) return wdb_error(d, "\"%s\" is a built-in command.", c->name);
     d->collect_kind = 2;
     free(d->collect_name);
     d->collect_name = ws_xstrndup(w, n);
@@ -1583,20 +1583,20 @@ static int cmd_define(wdb *d, const char *args, FILE *out)
 
 static int cmd_start(wdb *d, const char *args, FILE *out)
 {
-    if (*skip_ws(args)) return wdb__error(d, "start takes no arguments (give --in and --out to warp-dbg).");
+    if (*skip_ws(args)) return wdb_error(d, "start takes no arguments (give --in and --out to warp-dbg).");
     const wdb_func *f = find_func(d, "main");
     const wrt_symbol *y = f ? NULL : find_func_symbol(d, "main");
-    if (!f && !y) return wdb__error(d, "No symbol table loaded.  Use the \"file\" command.");
+    if (!f && !y) return wdb_error(d, "No symbol table loaded.  Use the \"file\" command.");
     if (set_break(d, "main", out, 1) != WDB_OK) return WDB_ERROR;
-    if (wdb__start(d, out) != WDB_OK) return WDB_ERROR;
+    if (wdb_start(d, out) != WDB_OK) return WDB_ERROR;
     fprintf(out, "Starting program: %s\n", d->image);
-    return wdb__resume(d, RUN_CONTINUE, 1, out);
+    return wdb_resume(d, RUN_CONTINUE, 1, out);
 }
 
 static int cmd_kill(wdb *d, const char *args, FILE *out)
 {
-    if (*skip_ws(args)) return wdb__error(d, "kill takes no arguments.");
-    if (!d->sim) return wdb__error(d, "The program is not being run.");
+    if (*skip_ws(args)) return wdb_error(d, "kill takes no arguments.");
+    if (!d->sim) return wdb_error(d, "The program is not being run.");
     wsim_free(d->sim);
     d->sim = NULL;
     d->frame = 0;
@@ -1609,11 +1609,11 @@ static int run_to(wdb *d, const char *args, FILE *out, int mode)
 {
     const char *w;
     size_t n = next_word(&args, &w);
-    if (*skip_ws(args)) return wdb__error(d, "Junk after the location: \"%s\"", skip_ws(args));
-    if (wdb__resumable(d, out)) return WDB_ERROR;
+    if (*skip_ws(args)) return wdb_error(d, "Junk after the location: \"%s\"", skip_ws(args));
+    if (wdb_resumable(d, out)) return WDB_ERROR;
     if (!n) {
-        if (mode == RUN_ADVANCE) return wdb__error(d, "Argument required (a location).");
-        return wdb__resume(d, RUN_UNTIL, 1, out);
+        if (mode == RUN_ADVANCE) return wdb_error(d, "Argument required (a location).");
+        return wdb_resume(d, RUN_UNTIL, 1, out);
     }
     uint32_t *addrs;
     size_t na;
@@ -1624,7 +1624,7 @@ static int run_to(wdb *d, const char *args, FILE *out, int mode)
     free(d->adv_addrs);
     d->adv_addrs = addrs;
     d->nadv = na;
-    rc = wdb__resume(d, RUN_ADVANCE, 1, out);
+    rc = wdb_resume(d, RUN_ADVANCE, 1, out);
     free(d->adv_addrs);
     d->adv_addrs = NULL;
     d->nadv = 0;
@@ -1646,17 +1646,17 @@ static void show_display(wdb *d, size_t i, FILE *out)
     }
     value v;
     char err[512];
-    if (wdb__eval(d, d->sel, e, &v, err, sizeof err) != 0) {
+    if (wdb_eval(d, d->sel, e, &v, err, sizeof err) != 0) {
         fprintf(out, "%d: %s = <error: %s>\n", d->display_nums[i], e, err);
         return;
     }
     ws_buf b = {0};
-    wdb__format(&v, fmt, &b);
+    wdb_format(&v, fmt, &b);
     ws_buf_append(&b, "", 1);
     if (fmt) fprintf(out, "%d: /%c %s = %s\n", d->display_nums[i], fmt, e, b.data);
     else fprintf(out, "%d: %s = %s\n", d->display_nums[i], e, b.data);
     ws_buf_free(&b);
-    wdb__value_free(&v);
+    wdb_value_free(&v);
 }
 
 static void show_displays(wdb *d, FILE *out)
@@ -1676,7 +1676,7 @@ static int cmd_display(wdb *d, const char *args, FILE *out)
     if (parse_fmt(d, &e, &fmt, NULL, "xducfto")) return WDB_ERROR;
     e = skip_ws(e);
     char err[512];
-    if (wdb__check(d, wdb__frame_pc(d, d->sel, d->frame), e, err, sizeof err) != 0) return wdb__error(d, "%s", err);
+    if (wdb_check(d, wdb_frame_pc(d, d->sel, d->frame), e, err, sizeof err) != 0) return wdb_error(d, "%s", err);
     ws_buf t = {0};
     if (fmt) ws_buf_printf(&t, "/%c ", fmt);
     ws_buf_puts(&t, e);
@@ -1703,7 +1703,7 @@ static int cmd_undisplay(wdb *d, const char *args, FILE *out)
         if (!parse_u64(w, n, &num))
             for (i = 0; i < d->ndisplays && (uint64_t)d->display_nums[i] != num; i++) continue;
         if (i == d->ndisplays) {
-            rc = wdb__error(d, "No display number %.*s.", (int)n, w);
+            rc = wdb_error(d, "No display number %.*s.", (int)n, w);
             continue;
         }
         free(d->displays[i]);
@@ -1737,10 +1737,10 @@ static int parse_limit(wdb *d, const char *args, unsigned *v)
     const char *w;
     size_t n = next_word(&args, &w);
     uint64_t x;
-    if (!n) return wdb__error(d, "Argument required (integer to set it to, or \"unlimited\").");
+    if (!n) return wdb_error(d, "Argument required (integer to set it to, or \"unlimited\").");
     if (word_is(w, n, "unlimited")) x = 0;
-    else if (parse_u64(w, n, &x) || x > 0x7fffffff) return wdb__error(d, "Invalid number \"%.*s\".", (int)n, w);
-    if (*skip_ws(args)) return wdb__error(d, "Junk after the number: \"%s\"", skip_ws(args));
+    else if (parse_u64(w, n, &x) || x > 0x7fffffff) return wdb_error(d, "Invalid number \"%.*s\".", (int)n, w);
+    if (*skip_ws(args)) return wdb_error(d, "Junk after the number: \"%s\"", skip_ws(args));
     *v = (unsigned)x;
     return 0;
 }
@@ -1750,12 +1750,12 @@ static int cmd_set(wdb *d, const char *args, FILE *out)
     (void)out;
     const char *a = skip_ws(args), *w;
     size_t n = next_word(&a, &w);
-    if (!n) return wdb__error(d, "Argument required (expression to compute).");
+    if (!n) return wdb_error(d, "Argument required (expression to compute).");
     if (word_is(w, n, "var") || word_is(w, n, "variable")) {
         value v;
         char err[512];
-        if (wdb__eval_assign(d, d->sel, a, &v, err, sizeof err) != 0) return wdb__error(d, "%s", err);
-        wdb__value_free(&v);
+        if (wdb_eval_assign(d, d->sel, a, &v, err, sizeof err) != 0) return wdb_error(d, "%s", err);
+        wdb_value_free(&v);
         return WDB_OK;
     }
     if (word_is(w, n, "listsize")) return parse_limit(d, a, &d->listsize) ? WDB_ERROR : WDB_OK;
@@ -1764,7 +1764,7 @@ static int cmd_set(wdb *d, const char *args, FILE *out)
         size_t m = next_word(&a, &s2);
         if (word_is(s2, m, "elements")) return parse_limit(d, a, &d->print_elements) ? WDB_ERROR : WDB_OK;
         if (word_is(s2, m, "repeats")) return parse_limit(d, a, &d->print_repeats) ? WDB_ERROR : WDB_OK;
-        return wdb__error(d, "Undefined set print command: \"%.*s\".  Try \"help set\".", (int)m, s2);
+        return wdb_error(d, "Undefined set print command: \"%.*s\".  Try \"help set\".", (int)m, s2);
     }
     /* no pager and no questions here: what scripts for gdb set is already so */
     if (word_is(w, n, "confirm") || word_is(w, n, "pagination") || word_is(w, n, "height") || word_is(w, n, "width"))
@@ -1773,11 +1773,11 @@ static int cmd_set(wdb *d, const char *args, FILE *out)
     if (strchr(args, '=')) {
         value v;
         char err[512];
-        if (wdb__eval_assign(d, d->sel, args, &v, err, sizeof err) != 0) return wdb__error(d, "%s", err);
-        wdb__value_free(&v);
+        if (wdb_eval_assign(d, d->sel, args, &v, err, sizeof err) != 0) return wdb_error(d, "%s", err);
+        wdb_value_free(&v);
         return WDB_OK;
     }
-    return wdb__error(d, "Undefined set command: \"%.*s\".  Try \"help set\".", (int)n, w);
+    return wdb_error(d, "Undefined set command: \"%.*s\".  Try \"help set\".", (int)n, w);
 }
 
 static int cmd_show(wdb *d, const char *args, FILE *out)
@@ -1805,7 +1805,7 @@ static int cmd_show(wdb *d, const char *args, FILE *out)
                     d->print_repeats ? num : "unlimited");
         }
         if (!all && !word_is(s2, m, "elements") && !word_is(s2, m, "repeats"))
-            return wdb__error(d, "Undefined show print command: \"%.*s\".  Try \"help show\".", (int)m, s2);
+            return wdb_error(d, "Undefined show print command: \"%.*s\".  Try \"help show\".", (int)m, s2);
         return WDB_OK;
     }
     if (word_is(w, n, "version")) {
@@ -1818,7 +1818,7 @@ static int cmd_show(wdb *d, const char *args, FILE *out)
         fprintf(out, "$cdir:$cwd\n");
         return WDB_OK;
     }
-    return wdb__error(d, "Undefined show command: \"%.*s\".  Try \"help show\".", (int)n, w);
+    return wdb_error(d, "Undefined show command: \"%.*s\".  Try \"help show\".", (int)n, w);
 }
 
 static int cmd_directory(wdb *d, const char *args, FILE *out)
@@ -1850,7 +1850,7 @@ static int cmd_directory(wdb *d, const char *args, FILE *out)
 static int run_lines(wdb *d, char *const *lines, size_t n, FILE *out, const char *what)
 {
     if (d->nesting >= MAX_NESTING)
-        return wdb__error(d, "%s: nested too deeply (more than %d levels of source, define and commands).", what, MAX_NESTING);
+        return wdb_error(d, "%s: nested too deeply (more than %d levels of source, define and commands).", what, MAX_NESTING);
     d->nesting++;
     int rc = WDB_OK;
     for (size_t i = 0; i < n && rc != WDB_QUIT; i++) {
@@ -1865,11 +1865,11 @@ static int run_lines(wdb *d, char *const *lines, size_t n, FILE *out, const char
 static int cmd_source(wdb *d, const char *args, FILE *out)
 {
     const char *f = skip_ws(args);
-    if (!*f) return wdb__error(d, "source command requires file name of file to source.");
+    if (!*f) return wdb_error(d, "source command requires file name of file to source.");
     char e[256];
     size_t len;
     char *text = ws_read_file(f, &len, 16u << 20, e, sizeof e);
-    if (!text) return wdb__error(d, "%s", e);
+    if (!text) return wdb_error(d, "%s", e);
     size_t n = 0;
     char **lines = NULL;
     for (char *p = text; p && *p;) {
@@ -1887,12 +1887,12 @@ static int cmd_source(wdb *d, const char *args, FILE *out)
 
 static int cmd_shell(wdb *d, const char *args, FILE *out)
 {
-    if (!d->allow_shell) return wdb__error(d, "shell is not available in this session.");
+    if (!d->allow_shell) return wdb_error(d, "shell is not available in this session.");
     const char *c = skip_ws(args);
     fflush(out);
     fflush(stdout);
     int rc = system(*c ? c : "${SHELL:-/bin/sh}");
-    if (rc == -1) return wdb__error(d, "shell: %s", strerror(errno));
+    if (rc == -1) return wdb_error(d, "shell: %s", strerror(errno));
     return WDB_OK;
 }
 
@@ -1901,7 +1901,7 @@ static int cmd_cell_apply(wdb *d, const char *args, FILE *out)
 {
     const char *w;
     size_t n = next_word(&args, &w);
-    if (!n) return wdb__error(d, "Please specify a cell ID list.");
+    if (!n) return wdb_error(d, "Please specify a cell ID list.");
     char *pick = ws_xcalloc((size_t)d->ncells, 1);
     if (word_is(w, n, "all")) {
         memset(pick, 1, (size_t)d->ncells);
@@ -1918,7 +1918,7 @@ static int cmd_cell_apply(wdb *d, const char *args, FILE *out)
             if (dash) hi = strtoul(dash + 1, &end, 10);
             if (*end || (dash && end == dash + 1) || lo > hi || hi >= (unsigned long)d->ncells) {
                 free(pick);
-                return wdb__error(d, "Invalid cell list \"%s\": the array has cells 0 to %d.", buf, d->ncells - 1);
+                return wdb_error(d, "Invalid cell list \"%s\": the array has cells 0 to %d.", buf, d->ncells - 1);
             }
             for (unsigned long k = lo; k <= hi; k++) pick[k] = 1;
             const char *save = args;
@@ -1934,7 +1934,7 @@ static int cmd_cell_apply(wdb *d, const char *args, FILE *out)
     const char *cmd = skip_ws(args);
     if (!*cmd) {
         free(pick);
-        return wdb__error(d, "Please specify a command following the cell ID list.");
+        return wdb_error(d, "Please specify a command following the cell ID list.");
     }
     int sel = d->sel, frame = d->frame, rc = WDB_OK;
     for (int k = 0; k < d->ncells && rc != WDB_QUIT; k++) {
@@ -1957,7 +1957,7 @@ static int cmd_cell_apply(wdb *d, const char *args, FILE *out)
     return rc;
 bad_list:
     free(pick);
-    return wdb__error(d, "Invalid cell list.");
+    return wdb_error(d, "Invalid cell list.");
 }
 
 /* ---- The rest ---------------------------------------------------------------------------------- */
@@ -1987,14 +1987,14 @@ static int cmd_quit(wdb *d, const char *args, FILE *out)
     /* quit EXPR, as gdb: the debugger's exit status */
     value v;
     char err[512];
-    int rc = wdb__eval(d, d->sel, e, &v, err, sizeof err);
-    if (rc != 0) return wdb__error(d, "%s", err);
+    int rc = wdb_eval(d, d->sel, e, &v, err, sizeof err);
+    if (rc != 0) return wdb_error(d, "%s", err);
     if (v.kind != V_INT && v.kind != V_WORD) {
-        wdb__value_free(&v);
-        return wdb__error(d, "quit wants an integer exit status.");
+        wdb_value_free(&v);
+        return wdb_error(d, "quit wants an integer exit status.");
     }
     d->quit_code = (int)(v.bits & 0xff);
-    wdb__value_free(&v);
+    wdb_value_free(&v);
     return WDB_QUIT;
 }
 
@@ -2075,7 +2075,7 @@ static int cmd_help(wdb *d, const char *args, FILE *out)
     if (n) {
         int amb;
         const command *c = find_command(w, n, &amb);
-        if (!c) return wdb__error(d, "Undefined command: \"%.*s\".  Try \"help\".", (int)n, w);
+        if (!c) return wdb_error(d, "Undefined command: \"%.*s\".  Try \"help\".", (int)n, w);
         fprintf(out, "%s\n%s\n", c->usage, c->help);
         if (c->fn == cmd_info)
             for (size_t i = 0; i < sizeof info_cmds / sizeof *info_cmds; i++)
@@ -2180,7 +2180,7 @@ static int run_user(wdb *d, const struct usercmd *u, const char *args, FILE *out
     }
     int rc;
     if (d->nesting >= MAX_NESTING) {
-        rc = wdb__error(d, "%s: nested too deeply (more than %d levels of source, define and commands).", u->name, MAX_NESTING);
+        rc = wdb_error(d, "%s: nested too deeply (more than %d levels of source, define and commands).", u->name, MAX_NESTING);
     } else {
         d->nesting++;
         rc = WDB_OK;
@@ -2236,7 +2236,7 @@ int wdb_command(wdb *d, const char *line, FILE *out)
 {
     d->cur_out = out;
     d->err = d->err_stream ? d->err_stream : out;
-    wdb__print_limits(d->print_elements, d->print_repeats);
+    wdb_print_limits(d->print_elements, d->print_repeats);
     const char *p = skip_ws(line);
     if (d->collect_kind) {
         char *c = ws_xstrdup(p);
@@ -2272,8 +2272,8 @@ int wdb_command(wdb *d, const char *line, FILE *out)
         int amb;
         c = u ? NULL : find_command(cmd, n, &amb);
         if (u) rc = run_user(d, u, cmd + n, out);
-        else if (!c && amb) rc = wdb__error(d, "Ambiguous command \"%.*s\".", (int)n, cmd);
-        else if (!c) rc = wdb__error(d, "Undefined command: \"%.*s\".  Try \"help\".", (int)n, cmd);
+        else if (!c && amb) rc = wdb_error(d, "Ambiguous command \"%.*s\".", (int)n, cmd);
+        else if (!c) rc = wdb_error(d, "Undefined command: \"%.*s\".  Try \"help\".", (int)n, cmd);
         else rc = c->fn(d, cmd + n, out);
     }
     if (d->nesting == 0) rc = after_stop(d, stops, out, rc);
@@ -2363,7 +2363,7 @@ char **wdb_complete(wdb *d, const char *line, size_t end)
         return c.v;
     }
     /* the selected cell's function's variables first, then every function's */
-    const wdb_func *f = wdb_func_at(d->dw, wdb__pc(d, d->sel));
+    const wdb_func *f = wdb_func_at(d->dw, wdb_pc(d, d->sel));
     for (size_t i = 0; f && i < f->nvars; i++) cand(&c, word, wlen, f->vars[i].name);
     for (size_t k = 0; k < d->dw->nfuncs; k++)
         for (size_t i = 0; i < d->dw->funcs[k].nvars; i++) cand(&c, word, wlen, d->dw->funcs[k].vars[i].name);
@@ -2373,7 +2373,7 @@ char **wdb_complete(wdb *d, const char *line, size_t end)
     if (cmd && (cmd->fn == cmd_break || cmd->fn == cmd_list))
         for (size_t i = 0; i < d->dw->nfiles; i++) {
             char fl[512];
-            snprintf(fl, sizeof fl, "%s:", wdb__basename(d->dw->files[i]));
+            snprintf(fl, sizeof fl, "%s:", wdb_basename(d->dw->files[i]));
             cand(&c, word, wlen, fl);
         }
     return c.v;

@@ -20,20 +20,20 @@
  * 0 is unlimited. The session sets them before each command. */
 static unsigned print_elements = 200, print_repeats = 10;
 
-void wdb__print_limits(unsigned elements, unsigned repeats)
+void wdb_print_limits(unsigned elements, unsigned repeats)
 {
     print_elements = elements;
     print_repeats = repeats;
 }
 
-void wdb__value_free(value *v)
+void wdb_value_free(value *v)
 {
     free(v->words);
     v->words = NULL;
     v->nwords = 0;
 }
 
-value wdb__value_copy(const value *v)
+value wdb_value_copy(const value *v)
 {
     value c = *v;
     if (v->words) {
@@ -127,7 +127,7 @@ static void put_elements(ws_buf *b, const value *v, const uint32_t *w, uint32_t 
     ws_buf_puts(b, "}");
 }
 
-void wdb__format(const value *v, int fmt, ws_buf *b)
+void wdb_format(const value *v, int fmt, ws_buf *b)
 {
     switch (v->kind) {
     case V_INT: put_scalar(b, EL_INT, v->bits, fmt); return;
@@ -156,7 +156,7 @@ void wdb__format(const value *v, int fmt, ws_buf *b)
     }
 }
 
-int wdb__truth(const value *v)
+int wdb_truth(const value *v)
 {
     if (v->kind == V_FLOAT) return wt_f(v->bits) != 0.0f;
     if (v->kind == V_INT || v->kind == V_WORD || v->kind == V_PC) return v->bits != 0;
@@ -176,7 +176,7 @@ static const wdb_var *find_var_at(wdb *d, uint32_t pc, const char *name)
     return NULL;
 }
 
-const wdb_var *wdb__find_var(wdb *d, int cell, const char *name) { return find_var_at(d, wdb__pc(d, cell), name); }
+const wdb_var *wdb_find_var(wdb *d, int cell, const char *name) { return find_var_at(d, wdb_pc(d, cell), name); }
 
 /* ---- The parser --------------------------------------------------------------------------- */
 
@@ -369,7 +369,7 @@ static int dollar(parser *P, value *v)
         while (isdigit((unsigned char)*P->p)) P->p++;
         unsigned long long back = P->p > s ? strtoull(s, NULL, 10) : 1;
         if (P->p - s > 9 || back >= d->nhist) return perr(P, "History has not yet reached $$%llu.", back);
-        *v = wdb__value_copy(&d->hist[d->nhist - 1 - back]);
+        *v = wdb_value_copy(&d->hist[d->nhist - 1 - back]);
         v->space = SP_NONE;
         return 0;
     }
@@ -383,7 +383,7 @@ static int dollar(parser *P, value *v)
     if (n == 0 || isdigit((unsigned char)name[0])) {
         size_t k = n == 0 ? d->nhist : n > 9 ? (size_t)-1 : (size_t)strtoul(name, NULL, 10);
         if (k == 0 || k > d->nhist) return perr(P, "History has not yet reached $%s.", n ? name : "1");
-        *v = wdb__value_copy(&d->hist[k - 1]);
+        *v = wdb_value_copy(&d->hist[k - 1]);
         v->space = SP_NONE;
         return 0;
     }
@@ -407,7 +407,7 @@ static int dollar(parser *P, value *v)
     }
     if (!d->sim) return perr(P, "The program is not being run.");
     if (!strcmp(name, "pc")) {
-        *v = scalar(V_PC, wdb__pc(d, P->cell));
+        *v = scalar(V_PC, wdb_pc(d, P->cell));
         return 0;
     }
     if (!strcmp(name, "cycle")) {
@@ -520,11 +520,11 @@ static int primary(parser *P, value *v)
                 value a;
                 if (expr_or(P, &a)) return -1;
                 if (!accept(P, ")")) {
-                    wdb__value_free(&a);
+                    wdb_value_free(&a);
                     return perr(P, "A syntax error in expression, near `%s'.", P->p);
                 }
                 if (need_scalar(P, &a)) {
-                    wdb__value_free(&a);
+                    wdb_value_free(&a);
                     return -1;
                 }
                 if (name[0] == 'i') *v = scalar(V_INT, is_fl(&a) ? wt_ftoi_sat(a.bits) : a.bits);
@@ -547,8 +547,8 @@ static int postfix(parser *P, value *v)
     memset(&ix2, 0, sizeof ix2);
     if (primary(P, v)) return -1;
     while (accept(P, "[")) {
-        wdb__value_free(&ix);
-        wdb__value_free(&ix2);
+        wdb_value_free(&ix);
+        wdb_value_free(&ix2);
         if (expr_or(P, &ix)) goto bad;
         int two = accept(P, ",");   /* m[i, j] as well as m[i][j] */
         if (two && expr_or(P, &ix2)) goto bad;
@@ -580,7 +580,7 @@ static int postfix(parser *P, value *v)
             e.space = v->space;
             e.addr = v->addr + 4 * i;
         }
-        wdb__value_free(v);
+        wdb_value_free(v);
         *v = e;
         if (two) {
             uint32_t j;
@@ -592,17 +592,17 @@ static int postfix(parser *P, value *v)
             value e2 = scalar(v->elem == EL_FLOAT ? V_FLOAT : V_INT, v->words[j]);
             e2.space = v->space;
             e2.addr = v->addr + 4 * j;
-            wdb__value_free(v);
+            wdb_value_free(v);
             *v = e2;
         }
     }
-    wdb__value_free(&ix);
-    wdb__value_free(&ix2);
+    wdb_value_free(&ix);
+    wdb_value_free(&ix2);
     return 0;
 bad:
-    wdb__value_free(&ix);
-    wdb__value_free(&ix2);
-    wdb__value_free(v);
+    wdb_value_free(&ix);
+    wdb_value_free(&ix2);
+    wdb_value_free(v);
     return -1;
 }
 
@@ -624,12 +624,12 @@ static int unary(parser *P, value *v)
     if (accept(P, "&")) {
         if (postfix(P, v)) return -1;
         if (v->space == SP_NONE) {
-            wdb__value_free(v);
+            wdb_value_free(v);
             return perr(P, "Attempt to take address of value not located in memory.");
         }
         int sp = v->space;
         uint32_t a = v->addr;
-        wdb__value_free(v);
+        wdb_value_free(v);
         *v = scalar(V_INT, a);
         v->space = sp;   /* remembered for x: host or data memory */
         v->addr = a;
@@ -689,12 +689,12 @@ static int combine(parser *P, value *v, int op, int (*operand)(parser *, value *
 {
     value b, r;
     if (operand(P, &b)) {
-        wdb__value_free(v);
+        wdb_value_free(v);
         return -1;
     }
     int rc = binary(P, v, &b, op, &r);
-    wdb__value_free(v);
-    wdb__value_free(&b);
+    wdb_value_free(v);
+    wdb_value_free(&b);
     if (rc) return -1;
     *v = r;
     return 0;
@@ -744,7 +744,7 @@ static int not_(parser *P, value *v)
         P->depth--;
         if (rc) return -1;
         if (need_scalar(P, v)) return -1;
-        *v = scalar(V_INT, !wdb__truth(v));
+        *v = scalar(V_INT, !wdb_truth(v));
         return 0;
     }
     return cmp(P, v);
@@ -758,17 +758,17 @@ static int logic(parser *P, value *v, int is_or)
         if (!more) return 0;
         value b;
         if (is_or ? logic(P, &b, 0) : not_(P, &b)) {
-            wdb__value_free(v);
+            wdb_value_free(v);
             return -1;
         }
         if (need_scalar(P, v) || need_scalar(P, &b)) {
-            wdb__value_free(v);
-            wdb__value_free(&b);
+            wdb_value_free(v);
+            wdb_value_free(&b);
             return -1;
         }
-        int t = is_or ? (wdb__truth(v) || wdb__truth(&b)) : (wdb__truth(v) && wdb__truth(&b));
-        wdb__value_free(v);
-        wdb__value_free(&b);
+        int t = is_or ? (wdb_truth(v) || wdb_truth(&b)) : (wdb_truth(v) && wdb_truth(&b));
+        wdb_value_free(v);
+        wdb_value_free(&b);
         *v = scalar(V_INT, (uint32_t)t);
     }
 }
@@ -823,7 +823,7 @@ static int eval(wdb *d, int cell, const char *expr, value *out, char *err, size_
 {
     memset(out, 0, sizeof *out);
     int outer = cell == d->sel && d->frame > 0;
-    parser P = {d, cell, expr, err, errlen, 0, 0, wdb__frame_pc(d, cell, outer ? d->frame : 0), 0, assign, 0, outer, NULL};
+    parser P = {d, cell, expr, err, errlen, 0, 0, wdb_frame_pc(d, cell, outer ? d->frame : 0), 0, assign, 0, outer, NULL};
     skip(&P);
     P.start = P.p;
     if (!*P.p) {
@@ -831,7 +831,7 @@ static int eval(wdb *d, int cell, const char *expr, value *out, char *err, size_
         return -1;
     }
     if (expr_or(&P, out)) {
-        wdb__value_free(out);
+        wdb_value_free(out);
         return -1;
     }
     skip(&P);
@@ -840,32 +840,32 @@ static int eval(wdb *d, int cell, const char *expr, value *out, char *err, size_
         /* the right side one level down: an `=` in it is W2's comparison */
         P.depth = 1;
         if (expr_or(&P, &r) || store(&P, out, &r)) {
-            wdb__value_free(&r);
-            wdb__value_free(out);
+            wdb_value_free(&r);
+            wdb_value_free(out);
             return -1;
         }
-        wdb__value_free(&r);
+        wdb_value_free(&r);
         skip(&P);
     }
     if (*P.p) {
-        wdb__value_free(out);
+        wdb_value_free(out);
         perr(&P, "A syntax error in expression, near `%s'.", P.p);
         return -1;
     }
     return 0;
 }
 
-int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
+int wdb_eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
 {
     return eval(d, cell, expr, out, err, errlen, 0);
 }
 
-int wdb__eval_assign(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
+int wdb_eval_assign(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen)
 {
     return eval(d, cell, expr, out, err, errlen, 1);
 }
 
-int wdb__check(wdb *d, uint32_t pc, const char *expr, char *err, size_t errlen)
+int wdb_check(wdb *d, uint32_t pc, const char *expr, char *err, size_t errlen)
 {
     value v;
     parser P = {d, 0, expr, err, errlen, 0, 0, pc, 1, 0, 0, 0, NULL};
@@ -876,7 +876,7 @@ int wdb__check(wdb *d, uint32_t pc, const char *expr, char *err, size_t errlen)
     }
     int rc = expr_or(&P, &v);
     if (rc == 0) {
-        wdb__value_free(&v);
+        wdb_value_free(&v);
         skip(&P);
         if (*P.p) {
             perr(&P, "A syntax error in expression, near `%s'.", P.p);

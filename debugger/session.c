@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int wdb__error(wdb *d, const char *fmt, ...)
+int wdb_error(wdb *d, const char *fmt, ...)
 {
     FILE *e = d->err ? d->err : stderr;
     if (d->cur_out && d->cur_out != e) fflush(d->cur_out);
@@ -27,28 +27,28 @@ int wdb__error(wdb *d, const char *fmt, ...)
     return WDB_ERROR;
 }
 
-int wdb__running(wdb *d, FILE *out)
+int wdb_running(wdb *d, FILE *out)
 {
     (void)out;
     if (d->sim) return 0;
-    return wdb__error(d, "The program is not being run.");
+    return wdb_error(d, "The program is not being run.");
 }
 
-uint32_t wdb__pc(const wdb *d, int cell)
+uint32_t wdb_pc(const wdb *d, int cell)
 {
     return d->sim ? wsim_cell_pc(d->sim, cell) * WT_BUNDLE_BYTES : d->img->entry * WT_BUNDLE_BYTES;
 }
 
-uint32_t wdb__frame_pc(wdb *d, int cell, int frame)
+uint32_t wdb_frame_pc(wdb *d, int cell, int frame)
 {
-    if (!d->sim || frame <= 0) return wdb__pc(d, cell);
+    if (!d->sim || frame <= 0) return wdb_pc(d, cell);
     uint32_t ret[64];
     unsigned depth = wsim_cell_return_stack(d->sim, cell, ret, 64);
-    if ((unsigned)frame > depth || frame > 64) return wdb__pc(d, cell);
+    if ((unsigned)frame > depth || frame > 64) return wdb_pc(d, cell);
     return ret[frame - 1] ? (ret[frame - 1] - 1) * WT_BUNDLE_BYTES : 0;
 }
 
-const char *wdb__basename(const char *path)
+const char *wdb_basename(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
@@ -129,8 +129,8 @@ void wdb_free(wdb *d)
 {
     if (!d) return;
     wsim_free(d->sim);
-    wdb__free_breakpoints(d);
-    for (size_t i = 0; i < d->nhist; i++) wdb__value_free(&d->hist[i]);
+    wdb_free_breakpoints(d);
+    for (size_t i = 0; i < d->nhist; i++) wdb_value_free(&d->hist[i]);
     free(d->hist);
     for (size_t i = 0; i < d->dw->nfiles; i++) free(d->src[i]);
     free(d->src);
@@ -174,7 +174,7 @@ static const wrt_symbol *text_symbol(wdb *d, uint32_t addr)
     return y;
 }
 
-const char *wdb__sym(wdb *d, uint32_t addr, char *buf, size_t size)
+const char *wdb_sym(wdb *d, uint32_t addr, char *buf, size_t size)
 {
     const wdb_func *f = wdb_func_at(d->dw, addr);
     if (f) {
@@ -187,7 +187,7 @@ const char *wdb__sym(wdb *d, uint32_t addr, char *buf, size_t size)
     return buf;
 }
 
-void wdb__frame_text(wdb *d, uint32_t addr, ws_buf *b)
+void wdb_frame_text(wdb *d, uint32_t addr, ws_buf *b)
 {
     const wdb_func *f = wdb_func_at(d->dw, addr);
     const wdb_row *r = wdb_row_at(d->dw, addr);
@@ -199,7 +199,7 @@ void wdb__frame_text(wdb *d, uint32_t addr, ws_buf *b)
         return;
     }
     ws_buf_printf(b, "%s ()", name);
-    if (r && r->file < d->dw->nfiles && f) ws_buf_printf(b, " at %s:%u", wdb__basename(d->dw->files[r->file]), r->line);
+    if (r && r->file < d->dw->nfiles && f) ws_buf_printf(b, " at %s:%u", wdb_basename(d->dw->files[r->file]), r->line);
 }
 
 static const char *source_text(wdb *d, uint32_t file, size_t *len)
@@ -219,7 +219,7 @@ static const char *source_text(wdb *d, uint32_t file, size_t *len)
         }
         /* then the `directory` list, newest first, as gdb: DIR/PATH, then DIR/BASENAME */
         for (size_t i = d->ndirs; !d->src[file] && i-- > 0;) {
-            const char *names[2] = {d->dw->files[file], wdb__basename(d->dw->files[file])};
+            const char *names[2] = {d->dw->files[file], wdb_basename(d->dw->files[file])};
             for (int k = 0; k < 2 && !d->src[file]; k++) {
                 ws_buf p = {0};
                 ws_buf_printf(&p, "%s/%s", d->dirs[i], names[k]);
@@ -233,7 +233,7 @@ static const char *source_text(wdb *d, uint32_t file, size_t *len)
     return d->src[file];
 }
 
-int wdb__source(wdb *d, uint32_t file, uint32_t line, const char **text, size_t *len)
+int wdb_source(wdb *d, uint32_t file, uint32_t line, const char **text, size_t *len)
 {
     size_t n;
     const char *s = source_text(d, file, &n);
@@ -250,15 +250,15 @@ int wdb__source(wdb *d, uint32_t file, uint32_t line, const char **text, size_t 
     return 0;
 }
 
-void wdb__print_source_line(wdb *d, FILE *out, uint32_t file, uint32_t line)
+void wdb_print_source_line(wdb *d, FILE *out, uint32_t file, uint32_t line)
 {
     const char *t;
     size_t n;
-    if (wdb__source(d, file, line, &t, &n) == 0) fprintf(out, "%u\t%.*s\n", line, (int)n, t);
+    if (wdb_source(d, file, line, &t, &n) == 0) fprintf(out, "%u\t%.*s\n", line, (int)n, t);
     else fprintf(out, "%u\tin %s\n", line, file < d->dw->nfiles ? d->dw->files[file] : "??");
 }
 
-const char *wdb__cell_state(wdb *d, int cell, char *buf, size_t size)
+const char *wdb_cell_state(wdb *d, int cell, char *buf, size_t size)
 {
     if (!d->sim) {
         snprintf(buf, size, "not started");
@@ -283,11 +283,11 @@ const char *wdb__cell_state(wdb *d, int cell, char *buf, size_t size)
 /* "cell 3, poly () at polynomial.w2:33" + the source line; mid-line with the address. */
 static void print_location(wdb *d, FILE *out, int cell, int with_cell, int with_frame)
 {
-    uint32_t pc = wdb__pc(d, cell);
+    uint32_t pc = wdb_pc(d, cell);
     const wdb_row *r = wdb_row_at(d->dw, pc);
     if (with_frame || !r) {
         ws_buf b = {0};
-        wdb__frame_text(d, pc, &b);
+        wdb_frame_text(d, pc, &b);
         ws_buf_append(&b, "", 1);
         if (with_cell) fprintf(out, "cell %d, ", cell);
         fprintf(out, "%s\n", b.data);
@@ -295,20 +295,20 @@ static void print_location(wdb *d, FILE *out, int cell, int with_cell, int with_
     }
     if (!r) return;
     if (r->addr != pc) fprintf(out, "0x%08x\t", pc);
-    wdb__print_source_line(d, out, r->file, r->line);
+    wdb_print_source_line(d, out, r->file, r->line);
 }
 
 /* ---- Starting a run ------------------------------------------------------------------- */
 
-int wdb__start(wdb *d, FILE *out)
+int wdb_start(wdb *d, FILE *out)
 {
     char err[512];
     wsim *s = wsim_new(&d->prog, err, sizeof err);
-    if (!s) return wdb__error(d, "%s: %s", d->image, err);
+    if (!s) return wdb_error(d, "%s: %s", d->image, err);
     for (size_t i = 0; i < d->nin; i++) {
         if (wrt_host_read(d->img, s, d->in_names[i], d->in_paths[i], err, sizeof err) != 0) {
             wsim_free(s);
-            return wdb__error(d, "%s", err);
+            return wdb_error(d, "%s", err);
         }
     }
     for (size_t h = 0; h < d->img->nhost; h++) {
@@ -323,7 +323,7 @@ int wdb__start(wdb *d, FILE *out)
     d->end_code = -1;
     for (size_t i = 0; i < d->nbps; i++) {
         d->bps[i].hits = 0;
-        if (d->bps[i].is_watch) wdb__watch_init(d, &d->bps[i]);
+        if (d->bps[i].is_watch) wdb_watch_init(d, &d->bps[i]);
     }
     if (d->sel >= d->ncells) d->sel = 0;
     return WDB_OK;
@@ -337,14 +337,14 @@ static int write_outputs(wdb *d, FILE *out)
         ws_output o;
         FILE *f = ws_output_open(&o, d->out_paths[i], 0);
         if (!f) {
-            rc = wdb__error(d, "%s: cannot write: %s", d->out_paths[i], strerror(errno));
+            rc = wdb_error(d, "%s: cannot write: %s", d->out_paths[i], strerror(errno));
             continue;
         }
         if (wrt_host_write(d->img, d->sim, d->out_names[i], f) != 0) {
             ws_output_abort(&o);
-            rc = wdb__error(d, "%s: no host array '%s'", d->image, d->out_names[i]);
+            rc = wdb_error(d, "%s: no host array '%s'", d->image, d->out_names[i]);
         } else if (ws_output_commit(&o) != 0) {
-            rc = wdb__error(d, "%s: cannot write: %s", d->out_paths[i], strerror(errno));
+            rc = wdb_error(d, "%s: cannot write: %s", d->out_paths[i], strerror(errno));
         }
     }
     return rc;
@@ -364,13 +364,13 @@ static bpoint *hit_breakpoint(wdb *d, int cell, uint32_t pc, FILE *out)
         if (b->cond) {
             value v;
             char err[256];
-            if (wdb__eval(d, cell, b->cond, &v, err, sizeof err) != 0) {
+            if (wdb_eval(d, cell, b->cond, &v, err, sizeof err) != 0) {
                 fprintf(out, "Error in testing condition for breakpoint %d:\n%s\n", b->num, err);
                 b->hits++;
                 return b;   /* gdb stops when the condition cannot be tested */
             }
-            int t = wdb__truth(&v);
-            wdb__value_free(&v);
+            int t = wdb_truth(&v);
+            wdb_value_free(&v);
             if (!t) continue;
         }
         b->hits++;
@@ -387,15 +387,15 @@ static char *watch_text(wdb *d, const bpoint *b)
 {
     value v;
     char err[256];
-    if (wdb__eval(d, b->cell, b->where, &v, err, sizeof err) != 0) return NULL;
+    if (wdb_eval(d, b->cell, b->where, &v, err, sizeof err) != 0) return NULL;
     if (v.kind == V_NONE) {
-        wdb__value_free(&v);
+        wdb_value_free(&v);
         return NULL;
     }
     ws_buf t = {0};
-    wdb__format(&v, 0, &t);
+    wdb_format(&v, 0, &t);
     ws_buf_append(&t, "", 1);
-    wdb__value_free(&v);
+    wdb_value_free(&v);
     return t.data;
 }
 
@@ -421,7 +421,7 @@ static bpoint *hit_watchpoint(wdb *d, char **was, char **now)
     return NULL;
 }
 
-void wdb__watch_init(wdb *d, bpoint *b)
+void wdb_watch_init(wdb *d, bpoint *b)
 {
     free(b->old);
     b->old = d->sim ? watch_text(d, b) : NULL;
@@ -447,7 +447,7 @@ static void stepper_init(wdb *d, stepper *st, int mode)
     memset(st, 0, sizeof *st);
     st->mode = mode;
     st->cell = d->sel;
-    st->start_pc = wdb__pc(d, d->sel);
+    st->start_pc = wdb_pc(d, d->sel);
     const wdb_row *r = wdb_row_at(d->dw, st->start_pc);
     st->line = r ? r->line : 0;
     st->discr = r ? r->discriminator : 0;
@@ -511,12 +511,12 @@ static void report_stop(wdb *d, FILE *out, int why, int cell, bpoint *b, const c
         print_location(d, out, d->sel, 1, 1);
         break;
     case STOP_STEP: {
-        uint32_t pc = wdb__pc(d, d->sel);
+        uint32_t pc = wdb_pc(d, d->sel);
         if (st->mode == RUN_STEPI) {
             char state[256];
             fprintf(out, "cycle %llu, ", (unsigned long long)cyc);
             print_location(d, out, d->sel, 1, 1);
-            wdb__cell_state(d, d->sel, state, sizeof state);
+            wdb_cell_state(d, d->sel, state, sizeof state);
             if (strcmp(state, "running") != 0) fprintf(out, "cell %d is %s\n", d->sel, state);
         } else {
             print_location(d, out, d->sel, 0, wdb_func_at(d->dw, pc) != st->func || st->mode == RUN_FINISH);
@@ -562,25 +562,25 @@ static int fault_cell(const char *msg)
     return c && sscanf(c, "cell %d", &k) == 1 ? k : -1;
 }
 
-int wdb__resumable(wdb *d, FILE *out)
+int wdb_resumable(wdb *d, FILE *out)
 {
-    if (wdb__running(d, out)) return WDB_ERROR;
+    if (wdb_running(d, out)) return WDB_ERROR;
     wsim_status s0 = wsim_status_of(d->sim);
     if (s0 != WSIM_RUNNING && s0 != WSIM_CYCLE_LIMIT)
-        return wdb__error(d, "The program is not being run: it %s.",
+        return wdb_error(d, "The program is not being run: it %s.",
                           s0 == WSIM_DONE ? "has finished" : s0 == WSIM_FAULT ? "stopped at a fault"
                           : s0 == WSIM_DEADLOCK ? "is deadlocked" : "stopped at a flow-control violation");
     return WDB_OK;
 }
 
-int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
+int wdb_resume(wdb *d, int mode, uint64_t count, FILE *out)
 {
-    if (wdb__resumable(d, out)) return WDB_ERROR;
+    if (wdb_resumable(d, out)) return WDB_ERROR;
     if ((mode == RUN_STEP || mode == RUN_NEXT || mode == RUN_FINISH || mode == RUN_UNTIL || mode == RUN_ADVANCE) &&
         wsim_cell_state_of(d->sim, d->sel) >= WSIM_CELL_HALTED)
-        return wdb__error(d, "cell %d has halted; select a running cell (cell N).", d->sel);
+        return wdb_error(d, "cell %d has halted; select a running cell (cell N).", d->sel);
     if (mode == RUN_FINISH && depth_of(d, d->sel) == 0)
-        return wdb__error(d, "\"finish\" not meaningful in the outermost frame.");
+        return wdb_error(d, "\"finish\" not meaningful in the outermost frame.");
     d->stop_req = 0;
     d->end_code = -1;
     d->frame = 0;
@@ -591,7 +591,7 @@ int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
         /* Every cell starts at the entry: a breakpoint there stops the run first. */
         d->fresh = 0;
         for (int k = 0; k < d->ncells; k++) {
-            bpoint *b = hit_breakpoint(d, k, wdb__pc(d, k), out);
+            bpoint *b = hit_breakpoint(d, k, wdb_pc(d, k), out);
             if (!b) continue;
             d->last_bp = b->num;
             report_stop(d, out, STOP_BREAK, k, b, NULL, NULL, &st, NULL);
@@ -603,7 +603,7 @@ int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
     }
     for (;;) {
         for (int k = 0; k < d->ncells; k++) d->issued[k] = wsim_cell_issued(d->sim, k);
-        uint32_t prev_pc = wdb__pc(d, st.cell);
+        uint32_t prev_pc = wdb_pc(d, st.cell);
         wsim_status s = wsim_step(d->sim);
         int why = STOP_NONE, cell = -1;
         bpoint *b = NULL, *w = NULL;
@@ -616,7 +616,7 @@ int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
             for (int k = 0; k < d->ncells && !b; k++) {
                 if (wsim_cell_issued(d->sim, k) == d->issued[k] || wsim_cell_state_of(d->sim, k) >= WSIM_CELL_HALTED)
                     continue;
-                b = hit_breakpoint(d, k, wdb__pc(d, k), out);
+                b = hit_breakpoint(d, k, wdb_pc(d, k), out);
                 if (b) cell = k;
             }
             if (b) why = STOP_BREAK;
@@ -630,7 +630,7 @@ int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out)
             } else if (mode != RUN_CONTINUE && moved) {
                 if (wsim_cell_state_of(d->sim, st.cell) >= WSIM_CELL_HALTED) {
                     why = STOP_HALTED;
-                } else if (step_done(d, &st, prev_pc, wdb__pc(d, st.cell))) {
+                } else if (step_done(d, &st, prev_pc, wdb_pc(d, st.cell))) {
                     if (++done_units >= count || mode == RUN_FINISH) why = STOP_STEP;
                     else stepper_init(d, &st, mode);
                 }

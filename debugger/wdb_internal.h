@@ -116,58 +116,58 @@ struct usercmd {
 
 /* The program address of a frame of a cell: frame 0 its pc, frame k the call
  * that the k-th return address follows. */
-uint32_t wdb__frame_pc(wdb *d, int cell, int frame);
+uint32_t wdb_frame_pc(wdb *d, int cell, int frame);
 
 /* ---- session.c -------------------------------------------------------------------- */
 
 /* The error every command reports the same way, on the session's error stream
  * (standard output is flushed first, so the two stay in order); returns WDB_ERROR. */
-int wdb__error(wdb *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int wdb__running(wdb *d, FILE *out);        /* 0 if a run is under way, else an error */
-uint32_t wdb__pc(const wdb *d, int cell);    /* program byte address */
+int wdb_error(wdb *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int wdb_running(wdb *d, FILE *out);        /* 0 if a run is under way, else an error */
+uint32_t wdb_pc(const wdb *d, int cell);    /* program byte address */
 /* "poly () at polynomial.w2:33" or "0x438 in ?? ()". */
-void wdb__frame_text(wdb *d, uint32_t addr, ws_buf *b);
+void wdb_frame_text(wdb *d, uint32_t addr, ws_buf *b);
 /* "33\t<source line>\n" (or "33\tin FILE\n"), after an optional address. */
-void wdb__print_source_line(wdb *d, FILE *out, uint32_t file, uint32_t line);
+void wdb_print_source_line(wdb *d, FILE *out, uint32_t file, uint32_t line);
 /* A source line's text (without its newline); -1 if the file or line is not there. */
-int wdb__source(wdb *d, uint32_t file, uint32_t line, const char **text, size_t *len);
-const char *wdb__basename(const char *path);
+int wdb_source(wdb *d, uint32_t file, uint32_t line, const char **text, size_t *len);
+const char *wdb_basename(const char *path);
 /* A symbolic program address: "poly+920", or NULL. */
-const char *wdb__sym(wdb *d, uint32_t addr, char *buf, size_t size);
-const char *wdb__cell_state(wdb *d, int cell, char *buf, size_t size);
+const char *wdb_sym(wdb *d, uint32_t addr, char *buf, size_t size);
+const char *wdb_cell_state(wdb *d, int cell, char *buf, size_t size);
 
 /* RUN_UNTIL: next, but not back to a line before (a loop's jump back runs on);
  * RUN_ADVANCE: on until the selected cell reaches one of d->adv_addrs, or its
  * frame returns. */
 enum { RUN_CONTINUE, RUN_STEPI, RUN_STEP, RUN_NEXT, RUN_FINISH, RUN_UNTIL, RUN_ADVANCE };
-int wdb__start(wdb *d, FILE *out);
+int wdb_start(wdb *d, FILE *out);
 /* A watchpoint's value now, as the base of the next comparison. */
-void wdb__watch_init(wdb *d, bpoint *b);
-int wdb__resume(wdb *d, int mode, uint64_t count, FILE *out);
-int wdb__resumable(wdb *d, FILE *out);   /* 0 if a run can go on, else an error */
+void wdb_watch_init(wdb *d, bpoint *b);
+int wdb_resume(wdb *d, int mode, uint64_t count, FILE *out);
+int wdb_resumable(wdb *d, FILE *out);   /* 0 if a run can go on, else an error */
 
 /* ---- expr.c ------------------------------------------------------------------------- */
 
 /* Evaluates EXPR in a cell's context. -1 with a message in err (gdb's wording). */
-int wdb__eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen);
+int wdb_eval(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen);
 /* The same for print and set var, where a top-level `LVALUE = EXPR` (or `:=`)
  * assigns, as in gdb; in conditions `=` stays W2's comparison. */
-int wdb__eval_assign(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen);
+int wdb_eval_assign(wdb *d, int cell, const char *expr, value *out, char *err, size_t errlen);
 /* Checks EXPR as if evaluated at program address pc (its names, syntax, types),
  * without reading the array: for conditions and watches when they are set. */
-int wdb__check(wdb *d, uint32_t pc, const char *expr, char *err, size_t errlen);
-void wdb__value_free(value *v);
-value wdb__value_copy(const value *v);
+int wdb_check(wdb *d, uint32_t pc, const char *expr, char *err, size_t errlen);
+void wdb_value_free(value *v);
+value wdb_value_copy(const value *v);
 /* fmt: 0, or a print format letter 'x', 'd', 'u', 'f', 'c', 't', 'o'. */
-void wdb__format(const value *v, int fmt, ws_buf *b);
-int wdb__truth(const value *v);      /* non-zero scalar */
+void wdb_format(const value *v, int fmt, ws_buf *b);
+int wdb_truth(const value *v);      /* non-zero scalar */
 /* gdb's print elements and print repeats (0: unlimited), for what follows. */
-void wdb__print_limits(unsigned elements, unsigned repeats);
+void wdb_print_limits(unsigned elements, unsigned repeats);
 /* The variables in scope in a cell: its function's locals, then globals. */
-const wdb_var *wdb__find_var(wdb *d, int cell, const char *name);
+const wdb_var *wdb_find_var(wdb *d, int cell, const char *name);
 
 /* ---- commands.c ----------------------------------------------------------------------- */
 
-void wdb__free_breakpoints(wdb *d);
+void wdb_free_breakpoints(wdb *d);
 
 #endif
