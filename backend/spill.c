@@ -104,10 +104,11 @@ void wb_spill_calls(wb_func *f)
     int any = 0;
     for (int id = 0; id < f->nblocks; id++) {
         if (f->blocks[id]->term.op != WT_OP_CALL) continue;
-        const uint64_t *out = l->out + (size_t)id * (size_t)l->words;
-        for (int v = 1; v < f->nvregs; v++)
-            if (wb_bit(out, v)) {
-                which[v] = 1;
+        int nout;
+        const int *out = wb_live_out(l, id, &nout);
+        for (int k = 0; k < nout; k++)
+            if (out[k] >= 1 && out[k] < f->nvregs) {
+                which[out[k]] = 1;
                 any = 1;
             }
     }
