@@ -395,8 +395,11 @@ static void build_edges(node *nodes, int n, int has_term, access_tables *t)
         /* Memory: object 0 may be any object. */
         int obj = in->memobj >= 0 && in->memobj < nobj ? in->memobj : 0;
         if (b->mem) {
-            for (int o = 0; o < nobj; o++) {
-                if (obj != 0 && o != 0 && o != obj) continue;
+            /* an access to one object orders against it and object 0 only (every
+             * spill slot is an object: a walk over all of them costs their number) */
+            int last = obj == 0 ? nobj - 1 : 1;
+            for (int k = 0; k <= last; k++) {
+                int o = obj == 0 || k == 0 ? k : obj;
                 offer(&D, nodes, last_store[o], j, 0);
                 if (b->mem == 2) offer_chain(&D, nodes, loads[o], j, 0);
             }
