@@ -60,7 +60,10 @@ void wb_coalesce(wb_func *f)
 
     for (int id = 0; id < f->nblocks; id++) {
         const wb_block *b = f->blocks[id];
-        memcpy(live, l->out + (size_t)id * w, w * sizeof *live);
+        int nout;
+        const int *out = wb_live_out(l, id, &nout);
+        memset(live, 0, w * sizeof *live);
+        for (int k = 0; k < nout; k++) wb_bit_set(live, out[k]);
         interfere(&b->term, live, adj, w);
         for (int i = b->nins - 1; i >= 0; i--) interfere(&b->ins[i], live, adj, w);
     }

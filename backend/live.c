@@ -1,108 +1,292 @@
-/* Liveness of virtual registers per block, by the usual backward dataflow. Before
- * phis are lowered, an edge's pending copies act as phis: their destinations are
- * defined on the edge (not live into the successor from above) and their sources
- * are used at the end of the predecessor. */
+/* Liveness of virtual registers per block. Before phis are lowered, an edge's
+ * pending copies act as phis: their destinations are defined on the edge (not live
+ * into the successor from above) and their sources are used at the end of the
+ * predecessor. Only the blocks of the layout take part: any other block has empty
+ * sets, and so adds nothing to its predecessors'.
+ *
+ * The sets are the least solution of the usual backward equations
+ *   in[b]  = gen[b] | (out[b] & ~kill[b])
+ *   out[b] = union over successors s of (in[s] & ~phidef[s]), | edge sources of b
+ * found one vreg at a time: from the blocks that read it before writing it, up
+ * through predecessors until a block writes it. The work is the size of the sets
+ * plus that of the function, where bit sets over all vregs for every block cost
+ * blocks times vregs in time and memory (a function of 100,000 ifs has hundreds of
+ * thousands of each). */
 #include "mir.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void ins_gen_kill(const wb_ins *in, uint64_t *gen, uint64_t *kill)
+/* A growable list of (block, vreg) pairs. */
+typedef struct pairs {
+    int *b, *v;
+    size_t n, cap;
+} pairs;
+
+static void pair_add(pairs *p, int b, int v)
 {
-    /* Walked backwards: a def kills, then the op's uses are exposed above it. */
-    if (in->op != WT_OP_NONE && wb_has_dest(in->op) && wb_is_vreg(in->d)) {
-        wb_bit_set(kill, (int)in->d.v);
-        wb_bit_clear(gen, (int)in->d.v);
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 256;
+        p->b = ws_xrealloc(p->b, sizeof *p->b * p->cap);
+        p->v = ws_xrealloc(p->v, sizeof *p->v * p->cap);
     }
+    p->b[p->n] = b;
+    p->v[p->n++] = v;
+}
+
+/* Per vreg, the blocks of the pairs (counting sort by vreg: a block's pairs stay in
+ * the order they were added). at has nv + 1 entries. */
+static int *by_vreg(const pairs *p, int nv, int **at_out)
+{
+    int *at = ws_xcalloc((size_t)nv + 2, sizeof *at);
+    int *blocks = ws_xcalloc(p->n + 1, sizeof *blocks);
+    for (size_t i = 0; i < p->n; i++) at[p->v[i] + 1]++;
+    for (int v = 0; v < nv; v++) at[v + 1] += at[v];
+    int *fill = ws_xcalloc((size_t)nv + 1, sizeof *fill);
+    memcpy(fill, at, sizeof *fill * (size_t)nv);
+    for (size_t i = 0; i < p->n; i++) blocks[fill[p->v[i]]++] = p->b[i];
+    free(fill);
+    *at_out = at;
+    return blocks;
+}
+
+/* Per block, the vregs of the pairs (counting sort by block; the pairs come in
+ * ascending vreg order, so each block's list is ascending). */
+static int *by_block(const pairs *p, int nb, int **at_out)
+{
+    int *at = ws_xcalloc((size_t)nb + 2, sizeof *at);
+    int *vregs = ws_xcalloc(p->n + 1, sizeof *vregs);
+    for (size_t i = 0; i < p->n; i++) at[p->b[i] + 1]++;
+    for (int b = 0; b < nb; b++) at[b + 1] += at[b];
+    int *fill = ws_xcalloc((size_t)nb + 1, sizeof *fill);
+    memcpy(fill, at, sizeof *fill * (size_t)nb);
+    for (size_t i = 0; i < p->n; i++) vregs[fill[p->b[i]]++] = p->v[i];
+    free(fill);
+    *at_out = at;
+    return vregs;
+}
+
+/* What one block reads before writing (gen) and writes (kill), tracked vregs only.
+ * mark[v]: bit 1 in gen, bit 2 in kill, for the block being walked. */
+typedef struct walker {
+    const uint8_t *track;
+    uint8_t *mark;
+    int *touched;
+    int ntouched;
+} walker;
+
+static void touch(walker *w, int v)
+{
+    if (!w->mark[v]) w->touched[w->ntouched++] = v;
+}
+
+static void walk_def(walker *w, const wb_ins *in)
+{
+    if (in->op == WT_OP_NONE || !wb_has_dest(in->op) || !wb_is_vreg(in->d)) return;
+    int v = (int)in->d.v;
+    if (w->track && !w->track[v]) return;
+    touch(w, v);
+    w->mark[v] = (uint8_t)((w->mark[v] & ~1u) | 2u);
+}
+
+static void walk_uses(walker *w, const wb_ins *in)
+{
     if (in->op == WT_OP_NONE) return;
-    for (int k = 0; k < wb_nsrc(in->op); k++)
-        if (wb_is_vreg(in->s[k])) wb_bit_set(gen, (int)in->s[k].v);
+    for (int k = 0; k < wb_nsrc(in->op); k++) {
+        if (!wb_is_vreg(in->s[k])) continue;
+        int v = (int)in->s[k].v;
+        if (w->track && !w->track[v]) continue;
+        touch(w, v);
+        w->mark[v] |= 1u;
+    }
 }
 
 /* A block scheduled by the pipeliner is read clock by clock, not in list order:
- * the operations of one clock read their sources before any of them writes. */
-static void fixed_gen_kill(const wb_block *b, uint64_t *gen, uint64_t *kill)
+ * the operations of one clock read their sources before any of them writes. Its
+ * operations by clock (those outside 0..len-1 take no part). */
+static void walk_fixed(walker *w, const wb_block *b)
 {
-    for (int c = b->len - 1; c >= 0; c--) {
-        for (int i = -1; i < b->nins; i++) {
-            const wb_ins *in = i < 0 ? &b->term : &b->ins[i];
-            if (in->op == WT_OP_NONE || in->cycle != c || !wb_has_dest(in->op) || !wb_is_vreg(in->d)) continue;
-            wb_bit_set(kill, (int)in->d.v);
-            wb_bit_clear(gen, (int)in->d.v);
-        }
-        for (int i = -1; i < b->nins; i++) {
-            const wb_ins *in = i < 0 ? &b->term : &b->ins[i];
-            if (in->op == WT_OP_NONE || in->cycle != c) continue;
-            for (int k = 0; k < wb_nsrc(in->op); k++)
-                if (wb_is_vreg(in->s[k])) wb_bit_set(gen, (int)in->s[k].v);
-        }
+    int n = b->nins + 1, len = b->len > 0 ? b->len : 0;
+    int *at = ws_xcalloc((size_t)len + 2, sizeof *at);
+    const wb_ins **ins = ws_xcalloc((size_t)n + 1, sizeof *ins);
+    for (int i = -1; i < b->nins; i++) {
+        const wb_ins *in = i < 0 ? &b->term : &b->ins[i];
+        if (in->op != WT_OP_NONE && in->cycle >= 0 && in->cycle < len) at[in->cycle + 1]++;
     }
+    for (int c = 0; c < len; c++) at[c + 1] += at[c];
+    int *fill = ws_xcalloc((size_t)len + 1, sizeof *fill);
+    memcpy(fill, at, sizeof *fill * (size_t)len);
+    for (int i = -1; i < b->nins; i++) {
+        const wb_ins *in = i < 0 ? &b->term : &b->ins[i];
+        if (in->op != WT_OP_NONE && in->cycle >= 0 && in->cycle < len) ins[fill[in->cycle]++] = in;
+    }
+    for (int c = len - 1; c >= 0; c--) {
+        for (int k = at[c]; k < at[c + 1]; k++) walk_def(w, ins[k]);
+        for (int k = at[c]; k < at[c + 1]; k++) walk_uses(w, ins[k]);
+    }
+    free(at);
+    free(ins);
+    free(fill);
 }
 
-wb_live *wb_liveness(const wb_func *f)
+wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *blocks, int nblocks)
 {
-    wb_live *l = ws_xcalloc(1, sizeof *l);
-    int nb = f->nblocks;
-    l->words = (f->nvregs + 63) / 64;
-    size_t w = (size_t)l->words;
-    l->in = ws_xcalloc((size_t)nb * w, sizeof *l->in);
-    l->out = ws_xcalloc((size_t)nb * w, sizeof *l->out);
-    uint64_t *gen = ws_xcalloc((size_t)nb * w, sizeof *gen);
-    uint64_t *kill = ws_xcalloc((size_t)nb * w, sizeof *kill);
-    uint64_t *phidef = ws_xcalloc((size_t)nb * w, sizeof *phidef);
-    uint64_t *tmp = ws_xcalloc(w ? w : 1, sizeof *tmp);
+    int nb = f->nblocks, nv = f->nvregs > 0 ? f->nvregs : 1;
+    uint8_t *in_order = ws_xcalloc((size_t)nb + 1, 1);
+    for (int oi = 0; oi < f->norder; oi++) in_order[f->order[oi]] = 1;
 
-    for (int id = 0; id < nb; id++) {
+    /* gen, kill, the destinations of the phis on the edges into each block, and
+     * the sources of those on the edges out of it */
+    pairs gen = {0}, kill = {0}, phidef = {0}, esrc = {0};
+    walker w = {track, ws_xcalloc((size_t)nv, 1), NULL, 0};
+    int maxins = 0, nwalk = blocks ? nblocks : nb;
+    for (int k = 0; k < nwalk; k++)
+        if (f->blocks[blocks ? blocks[k] : k]->nins > maxins) maxins = f->blocks[blocks ? blocks[k] : k]->nins;
+    w.touched = ws_xcalloc((size_t)(maxins + 1) * 4 + 1, sizeof *w.touched);
+    for (int k = 0; k < nwalk; k++) {
+        int id = blocks ? blocks[k] : k;
         const wb_block *b = f->blocks[id];
-        uint64_t *g = gen + (size_t)id * w, *k = kill + (size_t)id * w;
-        if (b->fixed) {
-            fixed_gen_kill(b, g, k);
-            continue;
-        }
-        ins_gen_kill(&b->term, g, k);
-        for (int i = b->nins - 1; i >= 0; i--) ins_gen_kill(&b->ins[i], g, k);
         for (int e = 0; e < b->nedges; e++)
-            for (int c = 0; c < b->edges[e].n; c++)
-                wb_bit_set(phidef + (size_t)b->edges[e].succ * w, (int)b->edges[e].dst[c].v);
-    }
-
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (int oi = f->norder - 1; oi >= 0; oi--) {
-            int id = f->order[oi];
-            const wb_block *b = f->blocks[id];
-            uint64_t *out = l->out + (size_t)id * w, *in = l->in + (size_t)id * w;
-            int succ[2], ns = wb_succs(b, succ);
-            memset(tmp, 0, w * sizeof *tmp);
-            for (int s = 0; s < ns; s++) {
-                const uint64_t *sin = l->in + (size_t)succ[s] * w;
-                const uint64_t *pd = phidef + (size_t)succ[s] * w;
-                for (size_t i = 0; i < w; i++) tmp[i] |= sin[i] & ~pd[i];
+            for (int c = 0; c < b->edges[e].n; c++) {
+                int d = (int)b->edges[e].dst[c].v, s = (int)b->edges[e].src[c].v;
+                if (!track || track[d]) pair_add(&phidef, b->edges[e].succ, d);
+                if (wb_is_vreg(b->edges[e].src[c]) && (!track || track[s])) pair_add(&esrc, id, s);
             }
-            for (int e = 0; e < b->nedges; e++)
-                for (int c = 0; c < b->edges[e].n; c++)
-                    if (wb_is_vreg(b->edges[e].src[c])) wb_bit_set(tmp, (int)b->edges[e].src[c].v);
-            memcpy(out, tmp, w * sizeof *tmp);
-            const uint64_t *g = gen + (size_t)id * w, *k = kill + (size_t)id * w;
-            for (size_t i = 0; i < w; i++) {
-                uint64_t v = g[i] | (out[i] & ~k[i]);
-                if (v != in[i]) {
-                    in[i] = v;
-                    changed = 1;
+        if (!in_order[id]) continue;
+        w.ntouched = 0;
+        if (b->fixed) {
+            walk_fixed(&w, b);
+        } else {
+            walk_def(&w, &b->term);
+            walk_uses(&w, &b->term);
+            for (int i = b->nins - 1; i >= 0; i--) {
+                walk_def(&w, &b->ins[i]);
+                walk_uses(&w, &b->ins[i]);
+            }
+        }
+        for (int k = 0; k < w.ntouched; k++) {
+            int v = w.touched[k];
+            if (w.mark[v] & 1u) pair_add(&gen, id, v);
+            if (w.mark[v] & 2u) pair_add(&kill, id, v);
+            w.mark[v] = 0;
+        }
+    }
+    free(w.mark);
+    free(w.touched);
+
+    int *gen_at, *kill_at, *phi_at, *esrc_at;
+    int *gen_b = by_vreg(&gen, nv, &gen_at), *kill_b = by_vreg(&kill, nv, &kill_at);
+    int *phi_b = by_vreg(&phidef, nv, &phi_at), *esrc_b = by_vreg(&esrc, nv, &esrc_at);
+
+    /* predecessors in the layout */
+    int *pred_at = ws_xcalloc((size_t)nb + 2, sizeof *pred_at), *preds;
+    for (int oi = 0; oi < f->norder; oi++) {
+        int succ[2], n = wb_succs(f->blocks[f->order[oi]], succ);
+        for (int k = 0; k < n; k++) pred_at[succ[k] + 1]++;
+    }
+    for (int b = 0; b < nb; b++) pred_at[b + 1] += pred_at[b];
+    preds = ws_xcalloc((size_t)pred_at[nb] + 1, sizeof *preds);
+    int *fill = ws_xcalloc((size_t)nb + 1, sizeof *fill);
+    memcpy(fill, pred_at, sizeof *fill * (size_t)nb);
+    for (int oi = 0; oi < f->norder; oi++) {
+        int p = f->order[oi], succ[2], n = wb_succs(f->blocks[p], succ);
+        for (int k = 0; k < n; k++) preds[fill[succ[k]]++] = p;
+    }
+    free(fill);
+
+    /* One vreg at a time; the stamps (v + 1) say "for vreg v" without clearing. */
+    int *killed = ws_xcalloc((size_t)nb + 1, sizeof *killed), *phi = ws_xcalloc((size_t)nb + 1, sizeof *phi);
+    int *is_in = ws_xcalloc((size_t)nb + 1, sizeof *is_in), *is_out = ws_xcalloc((size_t)nb + 1, sizeof *is_out);
+    int *work = ws_xcalloc((size_t)nb + 1, sizeof *work);
+    pairs in = {0}, out = {0};
+    for (int v = 0; v < nv; v++) {
+        if (gen_at[v] == gen_at[v + 1] && esrc_at[v] == esrc_at[v + 1]) continue;
+        int st = v + 1;
+        for (int k = kill_at[v]; k < kill_at[v + 1]; k++) killed[kill_b[k]] = st;
+        for (int k = phi_at[v]; k < phi_at[v + 1]; k++) phi[phi_b[k]] = st;
+        int nw = 0;
+        for (int k = gen_at[v]; k < gen_at[v + 1]; k++) {
+            int b = gen_b[k];
+            if (is_in[b] == st) continue;
+            is_in[b] = st;
+            pair_add(&in, b, v);
+            work[nw++] = b;
+        }
+        for (int k = esrc_at[v]; k < esrc_at[v + 1]; k++) {
+            int p = esrc_b[k];
+            if (!in_order[p] || is_out[p] == st) continue;
+            is_out[p] = st;
+            pair_add(&out, p, v);
+            if (killed[p] != st && is_in[p] != st) {
+                is_in[p] = st;
+                pair_add(&in, p, v);
+                work[nw++] = p;
+            }
+        }
+        while (nw) {
+            int b = work[--nw];
+            if (phi[b] == st) continue;
+            for (int k = pred_at[b]; k < pred_at[b + 1]; k++) {
+                int p = preds[k];
+                if (is_out[p] == st) continue;
+                is_out[p] = st;
+                pair_add(&out, p, v);
+                if (killed[p] != st && is_in[p] != st) {
+                    is_in[p] = st;
+                    pair_add(&in, p, v);
+                    work[nw++] = p;
                 }
             }
         }
     }
-    free(gen);
-    free(kill);
-    free(phidef);
-    free(tmp);
+
+    wb_live *l = ws_xcalloc(1, sizeof *l);
+    l->nblocks = nb;
+    l->in = by_block(&in, nb, &l->in_at);
+    l->out = by_block(&out, nb, &l->out_at);
+
+    pairs *all[] = {&gen, &kill, &phidef, &esrc, &in, &out};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        free(all[i]->b);
+        free(all[i]->v);
+    }
+    free(gen_at);
+    free(gen_b);
+    free(kill_at);
+    free(kill_b);
+    free(phi_at);
+    free(phi_b);
+    free(esrc_at);
+    free(esrc_b);
+    free(pred_at);
+    free(preds);
+    free(killed);
+    free(phi);
+    free(is_in);
+    free(is_out);
+    free(work);
+    free(in_order);
     return l;
+}
+
+wb_live *wb_liveness(const wb_func *f) { return wb_liveness_in(f, NULL, NULL, 0); }
+
+int wb_live_has(const int *set, int n, int v)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (set[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && set[lo] == v;
 }
 
 void wb_live_free(wb_live *l)
 {
     if (!l) return;
+    free(l->in_at);
+    free(l->out_at);
     free(l->in);
     free(l->out);
     free(l);

@@ -287,14 +287,32 @@ void wb_swp(wb_func *f, const wb_swp_options *o);
 
 /* ---- live.c: liveness over virtual registers -------------------------------- */
 
+/* Per block id, the vregs live into it and out of it, ascending. */
 typedef struct wb_live {
-    int words;            /* bitset words per set */
-    uint64_t *in, *out;   /* per block id */
+    int nblocks;
+    int *in_at, *out_at;  /* nblocks + 1 offsets into in and out */
+    int *in, *out;
 } wb_live;
 
 /* Edges' pending copies count as defined on the edge (phis). */
 wb_live *wb_liveness(const wb_func *f);
+/* The same sets for the vregs v with track[v] set only (the others are in none),
+ * given the blocks that read or write any of them (each once; NULL: all): the
+ * cost is then theirs and the layout's, not the function's. */
+wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *blocks, int nblocks);
 void wb_live_free(wb_live *l);
+static inline const int *wb_live_in(const wb_live *l, int id, int *n)
+{
+    *n = l->in_at[id + 1] - l->in_at[id];
+    return l->in + l->in_at[id];
+}
+static inline const int *wb_live_out(const wb_live *l, int id, int *n)
+{
+    *n = l->out_at[id + 1] - l->out_at[id];
+    return l->out + l->out_at[id];
+}
+/* Is v in the ascending set of n vregs? */
+int wb_live_has(const int *set, int n, int v);
 static inline int wb_bit(const uint64_t *set, int v) { return (int)((set[v >> 6] >> (v & 63)) & 1); }
 static inline void wb_bit_set(uint64_t *set, int v) { set[v >> 6] |= 1ull << (v & 63); }
 static inline void wb_bit_clear(uint64_t *set, int v) { set[v >> 6] &= ~(1ull << (v & 63)); }

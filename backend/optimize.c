@@ -6,6 +6,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,28 @@ static void forbid_vectors(LLVMModuleRef m)
         if (!LLVMIsDeclaration(fn)) LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, attr);
 }
 
+/* LLVM's inliner copies a small function into every call site, however many there
+ * are, and its loop passes then cost more than linear time in the copies (500
+ * calls of a function with two loops: a thousand loops in one function). A
+ * function whose copies would together pass WB_INLINE_BUDGET instructions stays
+ * out of line: its calls stay calls, and compile time stays linear in the source
+ * (docs/design.md, section 3). The budget is far above what any program that fits
+ * program memory inlines. */
+static void bound_inlining(LLVMModuleRef m)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
+    LLVMAttributeRef noinline = LLVMCreateEnumAttribute(LLVMGetModuleContext(m), kind, 0);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        if (LLVMIsDeclaration(fn)) continue;
+        uint64_t size = 0, sites = 0;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) size++;
+        for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) sites++;
+        if (sites > 1 && size * sites > WB_INLINE_BUDGET)
+            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinline);
+    }
+}
+
 int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen)
 {
     char *msg = NULL;
@@ -57,6 +80,7 @@ int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen)
     if (opt_level == 0) return 0;
     keep_queues_constant(m);
     forbid_vectors(m);
+    bound_inlining(m);
     char pipeline[96];
     /* SROA may still turn a group of scalars into a vector; the cells have none,
      * so vector arithmetic is split back into scalars (LLVM 19's scalarizer leaves

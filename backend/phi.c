@@ -56,11 +56,12 @@ static int can_copy_in_pred(const wb_func *f, const wb_live *live, const wb_bloc
     for (int i = 0; i < e->n; i++) effective |= !wb_opnd_eq(e->dst[i], e->src[i]);
     if (ns < 2 || !effective) return 1;
     int other = succ[0] == e->succ ? succ[1] : succ[0];
-    const uint64_t *in = live->in + (size_t)other * (size_t)live->words;
+    int nin;
+    const int *in = wb_live_in(live, other, &nin);
     (void)f;
     for (int i = 0; i < e->n; i++) {
         int d = (int)e->dst[i].v;
-        if (wb_bit(in, d)) return 0;
+        if (wb_live_has(in, nin, d)) return 0;
         if (wb_is_vreg(b->term.s[0]) && (int)b->term.s[0].v == d) return 0;
         for (int k = 0; k < b->nedges; k++) {
             const wb_edge *o = &b->edges[k];

@@ -119,8 +119,11 @@ static int cmp_cycle(const void *a, const void *b)
 static void build_ranges(wb_func *f, rangeset *ranges, uint8_t **dead_of)
 {
     wb_live *l = wb_liveness(f);
-    size_t w = (size_t)l->words;
-    uint64_t *live = ws_xcalloc(w ? w : 1, sizeof *live);
+    /* the values live at the walk's point, and every one that was (to find those
+     * live at the block's start without a walk over all vregs) */
+    uint8_t *live = ws_xcalloc((size_t)f->nvregs + 1, 1);
+    int *was = NULL;
+    size_t nwas = 0, wascap = 0;
     int *end = ws_xcalloc((size_t)f->nvregs, sizeof *end);
     int base = 0;
     for (int oi = 0; oi < f->norder; oi++) {
@@ -134,9 +137,16 @@ static void build_ranges(wb_func *f, rangeset *ranges, uint8_t **dead_of)
         uint8_t *dead = dead_of[id];
         memset(dead, 0, (size_t)b->nins + 1);
 
-        memcpy(live, l->out + (size_t)id * w, w * sizeof *live);
-        for (int v = wb_bit_next(live, (int)w, 1); v >= 0 && v < f->nvregs; v = wb_bit_next(live, (int)w, v + 1))
-            end[v] = base + b->len;
+        int nout;
+        const int *out = wb_live_out(l, id, &nout);
+        ws_grow(&was, &wascap, (size_t)nout + 3 * (size_t)n + 1, sizeof *was);
+        nwas = 0;
+        for (int j = 0; j < nout; j++)
+            if (out[j] >= 1 && out[j] < f->nvregs) {
+                live[out[j]] = 1;
+                was[nwas++] = out[j];
+                end[out[j]] = base + b->len;
+            }
         int k = n - 1;
         for (int c = b->len - 1; c >= 0; c--) {
             int first = k;
@@ -146,9 +156,9 @@ static void build_ranges(wb_func *f, rangeset *ranges, uint8_t **dead_of)
                 wb_ins *in = ins[x];
                 if (!wb_has_dest(in->op) || !wb_is_vreg(in->d)) continue;
                 int v = (int)in->d.v;
-                if (wb_bit(live, v)) {
+                if (live[v]) {
                     rs_add(&ranges[v], base + c, end[v]);
-                    wb_bit_clear(live, v);
+                    live[v] = 0;
                 } else {
                     dead[in == &b->term ? b->nins : (int)(in - b->ins)] = 1;
                 }
@@ -158,16 +168,20 @@ static void build_ranges(wb_func *f, rangeset *ranges, uint8_t **dead_of)
                 for (int s = 0; s < wb_nsrc(in->op); s++) {
                     if (!wb_is_vreg(in->s[s])) continue;
                     int v = (int)in->s[s].v;
-                    if (!wb_bit(live, v)) {
-                        wb_bit_set(live, v);
+                    if (!live[v]) {
+                        live[v] = 1;
+                        was[nwas++] = v;
                         end[v] = base + c;
                     }
                 }
             }
             k = first;
         }
-        for (int v = wb_bit_next(live, (int)w, 1); v >= 0 && v < f->nvregs; v = wb_bit_next(live, (int)w, v + 1))
-            rs_add(&ranges[v], base, end[v]);
+        for (size_t j = 0; j < nwas; j++)
+            if (live[was[j]]) {
+                rs_add(&ranges[was[j]], base, end[was[j]]);
+                live[was[j]] = 0;
+            }
         base += b->len;
         free(ins);
     }
@@ -195,6 +209,7 @@ static void build_ranges(wb_func *f, rangeset *ranges, uint8_t **dead_of)
     free(start);
     for (int v = 1; v < f->nvregs; v++) rs_normalize(&ranges[v]);
     free(live);
+    free(was);
     free(end);
     wb_live_free(l);
 }

@@ -248,7 +248,7 @@ typedef struct pressure {
     int count, limit;
     int *uses_left;            /* per vreg: operations of the block still to read it */
     uint8_t *live;             /* per vreg */
-    const uint64_t *live_out;
+    uint8_t *live_out;    /* per vreg: live out of the block */
 } pressure;
 
 /* The change in live values if `in` issued now. */
@@ -260,14 +260,14 @@ static int pressure_delta(const pressure *p, const wb_ins *in)
         int dup = 0;
         for (int j = 0; j < k; j++) dup |= wb_opnd_eq(in->s[j], s);
         if (!wb_is_vreg(s) || dup) continue;
-        if (p->live[s.v] && p->uses_left[s.v] == 1 && !wb_bit(p->live_out, (int)s.v)) d--;
+        if (p->live[s.v] && p->uses_left[s.v] == 1 && !p->live_out[s.v]) d--;
     }
     if (wb_has_dest(in->op) && wb_is_vreg(in->d)) {
         int v = (int)in->d.v;
         int reads_own = 0;
         for (int k = 0; k < wb_nsrc(in->op); k++) reads_own |= wb_is_vreg(in->s[k]) && in->s[k].v == in->d.v;
-        int dies_now = p->live[v] && reads_own && p->uses_left[v] == 1 && !wb_bit(p->live_out, v);
-        int wanted = p->uses_left[v] - reads_own > 0 || wb_bit(p->live_out, v);
+        int dies_now = p->live[v] && reads_own && p->uses_left[v] == 1 && !p->live_out[v];
+        int wanted = p->uses_left[v] - reads_own > 0 || p->live_out[v];
         if (wanted && (!p->live[v] || dies_now)) d++;
     }
     return d;
@@ -281,14 +281,14 @@ static void pressure_issue(pressure *p, const wb_ins *in)
         for (int j = 0; j < k; j++) dup |= wb_opnd_eq(in->s[j], s);
         if (!wb_is_vreg(s) || dup) continue;
         p->uses_left[s.v]--;
-        if (p->live[s.v] && p->uses_left[s.v] == 0 && !wb_bit(p->live_out, (int)s.v)) {
+        if (p->live[s.v] && p->uses_left[s.v] == 0 && !p->live_out[s.v]) {
             p->live[s.v] = 0;
             p->count--;
         }
     }
     if (wb_has_dest(in->op) && wb_is_vreg(in->d)) {
         int v = (int)in->d.v;
-        if (!p->live[v] && (p->uses_left[v] > 0 || wb_bit(p->live_out, v))) {
+        if (!p->live[v] && (p->uses_left[v] > 0 || p->live_out[v])) {
             p->live[v] = 1;
             p->count++;
         }
@@ -355,18 +355,22 @@ static void offer_chain(deps *D, const node *nodes, int head, int j, int is_term
 
 enum { NGATES = WT_OPND_ADDR + 4 };   /* gate, feed and address operands are below */
 
-static void build_edges(const wb_func *f, node *nodes, int n, int has_term)
+/* Per vreg and per memory object, the latest accesses of the block being
+ * scheduled; all -1 between blocks (each block resets only what it touched: tables
+ * made for every block cost blocks times vregs on a long function). */
+typedef struct access_tables {
+    int nv, nobj;
+    int *last_def, *reads;         /* reads since last_def */
+    int *last_store, *loads;       /* loads since last_store */
+} access_tables;
+
+static void build_edges(node *nodes, int n, int has_term, access_tables *t)
 {
     deps D = {0};
     D.stamp = ws_xcalloc((size_t)n, sizeof *D.stamp);
     for (int i = 0; i < n; i++) D.stamp[i] = -1;
-    int nv = f->nvregs + 1, nobj = f->nmemobjs + 1;
-    int *last_def = ws_xcalloc((size_t)nv, sizeof *last_def);
-    int *reads = ws_xcalloc((size_t)nv, sizeof *reads);          /* reads since last_def */
-    int *last_store = ws_xcalloc((size_t)nobj, sizeof *last_store);
-    int *loads = ws_xcalloc((size_t)nobj, sizeof *loads);          /* loads since last_store */
-    for (int v = 0; v < nv; v++) last_def[v] = reads[v] = -1;
-    for (int o = 0; o < nobj; o++) last_store[o] = loads[o] = -1;
+    int nv = t->nv, nobj = t->nobj;
+    int *last_def = t->last_def, *reads = t->reads, *last_store = t->last_store, *loads = t->loads;
     int last_gate_op = -1, last_gate_writer = -1, last_reader[4], last_writer[NGATES];
     for (int q = 0; q < 4; q++) last_reader[q] = -1;
     for (int g = 0; g < NGATES; g++) last_writer[g] = -1;
@@ -391,8 +395,11 @@ static void build_edges(const wb_func *f, node *nodes, int n, int has_term)
         /* Memory: object 0 may be any object. */
         int obj = in->memobj >= 0 && in->memobj < nobj ? in->memobj : 0;
         if (b->mem) {
-            for (int o = 0; o < nobj; o++) {
-                if (obj != 0 && o != 0 && o != obj) continue;
+            /* an access to one object orders against it and object 0 only (every
+             * spill slot is an object: a walk over all of them costs their number) */
+            int last = obj == 0 ? nobj - 1 : 1;
+            for (int k = 0; k <= last; k++) {
+                int o = obj == 0 || k == 0 ? k : obj;
                 offer(&D, nodes, last_store[o], j, 0);
                 if (b->mem == 2) offer_chain(&D, nodes, loads[o], j, 0);
             }
@@ -461,10 +468,14 @@ static void build_edges(const wb_func *f, node *nodes, int n, int has_term)
     free(D.edge_dist);
     free(D.stamp);
     free(D.pool);
-    free(last_def);
-    free(reads);
-    free(last_store);
-    free(loads);
+    for (int j = 0; j < n; j++) {
+        const wb_ins *in = nodes[j].in;
+        for (int k = 0; k < wb_nsrc(in->op); k++)
+            if (wb_is_vreg(in->s[k]) && (int)in->s[k].v < nv) last_def[in->s[k].v] = reads[in->s[k].v] = -1;
+        if (wb_has_dest(in->op) && wb_is_vreg(in->d) && (int)in->d.v < nv) last_def[in->d.v] = reads[in->d.v] = -1;
+        int obj = in->memobj >= 0 && in->memobj < nobj ? in->memobj : 0;
+        last_store[obj] = loads[obj] = -1;
+    }
 }
 
 typedef struct gmember { int group, node; } gmember;
@@ -571,7 +582,7 @@ static void make_available(const node *nodes, int i, int critical, int *avail, i
         avail_insert(avail, navail, i);
 }
 
-static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
+static void schedule_block(const wb_func *f, wb_block *b, pressure *pr, access_tables *t)
 {
     int has_term = b->term.op != WT_OP_NONE;
     int n = b->nins + has_term;
@@ -589,7 +600,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr)
         }
     }
 
-    build_edges(f, nodes, n, has_term);
+    build_edges(nodes, n, has_term, t);
     /* Bundle groups as lists, in program order. */
     for (int i = 0; i < n; i++) nodes[i].gfirst = nodes[i].gnext = -1;
     int ng = 0;
@@ -757,25 +768,37 @@ void wb_schedule(wb_func *f, int limit)
     for (int id = 0; id < f->nblocks; id++)
         if (!f->blocks[id]->fixed) legalize_literals(f, id);
     wb_live *l = wb_liveness(f);
-    size_t w = (size_t)l->words;
     pressure pr = {.limit = limit};
     pr.uses_left = ws_xcalloc((size_t)f->nvregs, sizeof *pr.uses_left);
     pr.live = ws_xcalloc((size_t)f->nvregs, 1);
+    pr.live_out = ws_xcalloc((size_t)f->nvregs, 1);
+    access_tables t = {f->nvregs + 1, f->nmemobjs + 1, NULL, NULL, NULL, NULL};
+    t.last_def = ws_xcalloc((size_t)t.nv, sizeof *t.last_def);
+    t.reads = ws_xcalloc((size_t)t.nv, sizeof *t.reads);
+    t.last_store = ws_xcalloc((size_t)t.nobj, sizeof *t.last_store);
+    t.loads = ws_xcalloc((size_t)t.nobj, sizeof *t.loads);
+    for (int v = 0; v < t.nv; v++) t.last_def[v] = t.reads[v] = -1;
+    for (int o = 0; o < t.nobj; o++) t.last_store[o] = t.loads[o] = -1;
     /* Only the block's own vregs are set and cleared: a walk over all of them
      * for each block costs blocks times vregs on a long function. The count of
      * reads left returns to zero as the block's operations issue. */
     for (int id = 0; id < f->nblocks; id++) {
-        const uint64_t *in = l->in + (size_t)id * w;
+        int nin, nout;
+        const int *in = wb_live_in(l, id, &nin), *out = wb_live_out(l, id, &nout);
         wb_block *b = f->blocks[id];
-        pr.live_out = l->out + (size_t)id * w;
         pr.count = 0;
-        for (int v = wb_bit_next(in, (int)w, 1); v >= 0 && v < f->nvregs; v = wb_bit_next(in, (int)w, v + 1)) {
-            pr.live[v] = 1;
-            pr.count++;
-        }
-        if (!b->fixed) schedule_block(f, b, &pr);
-        for (int v = wb_bit_next(in, (int)w, 1); v >= 0 && v < f->nvregs; v = wb_bit_next(in, (int)w, v + 1))
-            pr.live[v] = 0;
+        for (int k = 0; k < nin; k++)
+            if (in[k] >= 1 && in[k] < f->nvregs) {
+                pr.live[in[k]] = 1;
+                pr.count++;
+            }
+        for (int k = 0; k < nout; k++)
+            if (out[k] < f->nvregs) pr.live_out[out[k]] = 1;
+        if (!b->fixed) schedule_block(f, b, &pr, &t);
+        for (int k = 0; k < nin; k++)
+            if (in[k] < f->nvregs) pr.live[in[k]] = 0;
+        for (int k = 0; k < nout; k++)
+            if (out[k] < f->nvregs) pr.live_out[out[k]] = 0;
         for (int i = 0; i <= b->nins; i++) {
             const wb_ins *x = i == b->nins ? &b->term : &b->ins[i];
             if (x->op == WT_OP_NONE) continue;
@@ -786,5 +809,10 @@ void wb_schedule(wb_func *f, int limit)
     }
     free(pr.uses_left);
     free(pr.live);
+    free(pr.live_out);
+    free(t.last_def);
+    free(t.reads);
+    free(t.last_store);
+    free(t.loads);
     wb_live_free(l);
 }

@@ -22,13 +22,38 @@ static const slot *get_slot(wb_func *f, slot *slots, int v)
     return &slots[v];
 }
 
-/* Loads every spilled source of `in` into a temporary, inserting the loads at `at`,
- * unless avail[] already has it in a register of this block; returns how many
- * loads were inserted. */
-static int reload_sources(wb_func *f, int block, int at, wb_ins *in, int nv, const uint8_t *spill, slot *slots,
-                          int *avail)
+/* A block's operations as rewritten: built in one pass, where inserting each load
+ * and store into the block would move the rest of a long block every time. */
+typedef struct insbuf {
+    wb_ins *ins;
+    size_t n, cap;
+} insbuf;
+
+static void put_ins(insbuf *o, const wb_ins *in)
 {
-    int added = 0;
+    ws_grow(&o->ins, &o->cap, o->n + 1, sizeof *o->ins);
+    o->ins[o->n++] = *in;
+}
+
+/* The entries of avail[] set in this block, to clear after it (all of avail for
+ * every block would cost blocks times vregs). */
+typedef struct vlist {
+    int *v;
+    size_t n, cap;
+} vlist;
+
+static void note_avail(int *avail, vlist *set, int v, int t)
+{
+    avail[v] = t;
+    ws_grow(&set->v, &set->cap, set->n + 1, sizeof *set->v);
+    set->v[set->n++] = v;
+}
+
+/* Loads every spilled source of `in` into a temporary, appending the loads to o,
+ * unless avail[] already has it in a register of this block. */
+static void reload_sources(wb_func *f, insbuf *o, wb_ins *in, int nv, const uint8_t *spill, slot *slots, int *avail,
+                           vlist *set)
+{
     wb_ins cur = *in;
     for (int k = 0; k < wb_nsrc(cur.op); k++) {
         wb_opnd s = cur.s[k];
@@ -41,15 +66,13 @@ static int reload_sources(wb_func *f, int block, int at, wb_ins *in, int nv, con
             t = wb_vreg(wb_new_vreg(f, WB_V_SPILLTEMP));
             wb_ins ld = {.op = WT_OP_LD, .d = t, .s = {wb_reg(WT_OPND_R0), wb_sym(f->frame, (int32_t)sl->offset)},
                          .memobj = sl->obj, .target = -1, .line = cur.line, .col = cur.col};
-            wb_insert(f, block, at + added, &ld);
-            added++;
-            if (avail) avail[s.v] = (int)t.v;
+            put_ins(o, &ld);
+            if (avail) note_avail(avail, set, (int)s.v, (int)t.v);
         }
         for (int j = k; j < wb_nsrc(cur.op); j++)
             if (wb_opnd_eq(cur.s[j], s)) cur.s[j] = t;
     }
     for (int k = 0; k < 3; k++) in->s[k] = cur.s[k];
-    return added;
 }
 
 /* With reuse, a value once stored or loaded in a block is read from that register
@@ -60,13 +83,14 @@ static void spill(wb_func *f, const uint8_t *which, int reuse)
     int nv = f->nvregs;
     slot *slots = ws_xcalloc((size_t)nv, sizeof *slots);
     int *avail = reuse ? ws_xcalloc((size_t)nv, sizeof *avail) : NULL;
+    vlist set = {0};
     for (int id = 0; id < f->nblocks; id++) {
         wb_block *b = f->blocks[id];
-        if (avail) memset(avail, 0, sizeof *avail * (size_t)nv);
+        insbuf o = {0};
+        ws_grow(&o.ins, &o.cap, (size_t)b->nins + 1, sizeof *o.ins);
         for (int i = 0; i < b->nins; i++) {
             wb_ins in = b->ins[i];
-            int added = reload_sources(f, id, i, &in, nv, which, slots, avail);
-            i += added;
+            reload_sources(f, &o, &in, nv, which, slots, avail, &set);
             if (wb_has_dest(in.op) && wb_is_vreg(in.d) && (int)in.d.v < nv && which[in.d.v]) {
                 const slot *sl = get_slot(f, slots, (int)in.d.v);
                 int v = (int)in.d.v;
@@ -74,20 +98,26 @@ static void spill(wb_func *f, const uint8_t *which, int reuse)
                 in.d = t;
                 wb_ins st = {.op = WT_OP_ST, .s = {wb_reg(WT_OPND_R0), wb_sym(f->frame, (int32_t)sl->offset), t},
                              .memobj = sl->obj, .target = -1, .line = in.line, .col = in.col};
-                b->ins[i] = in;
-                wb_insert(f, id, i + 1, &st);
-                i++;
-                if (avail) avail[v] = (int)t.v;
+                put_ins(&o, &in);
+                put_ins(&o, &st);
+                if (avail) note_avail(avail, &set, v, (int)t.v);
             } else {
-                b->ins[i] = in;
+                put_ins(&o, &in);
             }
         }
         if (b->term.op != WT_OP_NONE) {
             wb_ins t = b->term;
-            reload_sources(f, id, b->nins, &t, nv, which, slots, avail);
+            reload_sources(f, &o, &t, nv, which, slots, avail, &set);
             b->term = t;
         }
+        free(b->ins);
+        b->ins = o.ins;
+        b->nins = (int)o.n;
+        b->cap = (int)o.cap;
+        for (size_t k = 0; k < set.n; k++) avail[set.v[k]] = 0;
+        set.n = 0;
     }
+    free(set.v);
     free(slots);
     free(avail);
 }
@@ -104,10 +134,11 @@ void wb_spill_calls(wb_func *f)
     int any = 0;
     for (int id = 0; id < f->nblocks; id++) {
         if (f->blocks[id]->term.op != WT_OP_CALL) continue;
-        const uint64_t *out = l->out + (size_t)id * (size_t)l->words;
-        for (int v = 1; v < f->nvregs; v++)
-            if (wb_bit(out, v)) {
-                which[v] = 1;
+        int nout;
+        const int *out = wb_live_out(l, id, &nout);
+        for (int k = 0; k < nout; k++)
+            if (out[k] >= 1 && out[k] < f->nvregs) {
+                which[out[k]] = 1;
                 any = 1;
             }
     }

@@ -60,8 +60,19 @@ typedef struct alias { int v, dist; } alias;
 
 typedef struct hoisted { wb_opnd lit; int v; int einit; } hoisted;
 
+/* Per vreg, the blocks where it occurs (see occ_update). */
+typedef struct occ_index {
+    int nv, nb;           /* vregs and blocks covered */
+    int **at;             /* per vreg: block ids */
+    int *n, *cap;
+    int *nins;            /* per block: its length when last read */
+    int *term_op;         /* per block: its terminator's op when last read */
+    int *seen, stamp;     /* per block: walks that list each block once */
+} occ_index;
+
 typedef struct loop {
     wb_func *f;
+    occ_index *occ;       /* where each vreg occurs */
     const wb_swp_options *o;
     int id, exit;         /* the loop's header block, and where it exits to */
     unsigned line;        /* the loop statement's line, for the report */
@@ -1204,7 +1215,15 @@ static int constant_of(const loop *L, wb_opnd o, int32_t *val)
     if (!wb_is_vreg(o)) return 0;
     const wb_ins *def = NULL;
     int ndefs = 0;
-    for (int id = 0; id < L->f->nblocks; id++) {
+    /* the blocks where o occurs, each once */
+    occ_index *x = L->occ;
+    int all = !x || (int)o.v >= x->nv || x->nb != L->f->nblocks;
+    int n = all ? L->f->nblocks : x->n[o.v];
+    if (!all) x->stamp++;
+    for (int k = 0; k < n; k++) {
+        int id = all ? k : x->at[o.v][k];
+        if (!all && x->seen[id] == x->stamp) continue;
+        if (!all) x->seen[id] = x->stamp;
         const wb_block *b = L->f->blocks[id];
         if (id < L->nmember && L->member[id]) continue;
         for (int i = 0; i < b->nins; i++)
@@ -1540,66 +1559,160 @@ static uint8_t *reachable_blocks(const wb_func *f)
     return reach;
 }
 
-static int find_loops(const wb_func *f, nloop **out)
+/* Immediate dominators of the blocks the entry reaches (Cooper, Harvey and
+ * Kennedy's iteration over reverse postorder), then a walk of the dominator tree
+ * that numbers each block's subtree: "a dominates b" is then two comparisons. Bit
+ * sets of dominators per block cost blocks squared, in time and memory. */
+typedef struct domtree {
+    int *pre, *post;      /* per block: the subtree of a is pre[a]..post[a]; -1 unreached */
+} domtree;
+
+static int dominates(const domtree *d, int a, int b)
 {
-    int nb = f->nblocks, w = (nb + 63) / 64, nl = 0;
-    *out = NULL;
-    if (f->norder == 0) return 0;
-    uint8_t *reach = reachable_blocks(f);
-    int *stack = ws_xcalloc((size_t)nb + 1, sizeof *stack), sp = 0;
-    uint64_t *dom = ws_xcalloc((size_t)nb * (size_t)w + 1, sizeof *dom);
-    uint64_t *tmp = ws_xcalloc((size_t)w + 1, sizeof *tmp);
-    for (int b = 0; b < nb; b++)
-        for (int k = 0; k < w; k++) dom[(size_t)b * w + k] = ~0ull;
-    memset(&dom[(size_t)f->order[0] * w], 0, sizeof *dom * (size_t)w);
-    wb_bit_set(&dom[(size_t)f->order[0] * w], f->order[0]);
+    return d->pre[a] >= 0 && d->pre[b] >= 0 && d->pre[a] <= d->pre[b] && d->post[b] <= d->post[a];
+}
+
+static domtree dominators(const wb_func *f, const uint8_t *reach, const int *pred_at, const int *preds)
+{
+    int nb = f->nblocks, entry = f->order[0], n = 0;
+    int *rpo = ws_xcalloc((size_t)nb + 1, sizeof *rpo), *num = ws_xcalloc((size_t)nb + 1, sizeof *num);
+    int *stack = ws_xcalloc((size_t)nb + 1, sizeof *stack), *it = ws_xcalloc((size_t)nb + 1, sizeof *it), sp = 0;
+    uint8_t *seen = ws_xcalloc((size_t)nb + 1, 1);
+    /* postorder by an explicit stack, then reversed */
+    stack[sp++] = entry;
+    seen[entry] = 1;
+    while (sp) {
+        int b = stack[sp - 1], succ[2], ns = wb_succs(f->blocks[b], succ);
+        if (it[b] < ns) {
+            int s = succ[it[b]++];
+            if (!seen[s]) {
+                seen[s] = 1;
+                stack[sp++] = s;
+            }
+        } else {
+            rpo[n++] = b;
+            sp--;
+        }
+    }
+    for (int i = 0; i < n / 2; i++) {
+        int t = rpo[i];
+        rpo[i] = rpo[n - 1 - i];
+        rpo[n - 1 - i] = t;
+    }
+    for (int b = 0; b < nb; b++) num[b] = -1;
+    for (int i = 0; i < n; i++) num[rpo[i]] = i;
+    int *idom = ws_xcalloc((size_t)nb + 1, sizeof *idom);
+    for (int b = 0; b < nb; b++) idom[b] = -1;
+    idom[entry] = entry;
     for (int changed = 1; changed;) {
         changed = 0;
-        for (int oi = 1; oi < f->norder; oi++) {
-            int b = f->order[oi];
-            if (!reach[b]) continue;
-            for (int k = 0; k < w; k++) tmp[k] = ~0ull;
-            for (int p = 0; p < nb; p++) {
-                int succ[2], n = reach[p] ? wb_succs(f->blocks[p], succ) : 0;
-                for (int k = 0; k < n; k++)
-                    if (succ[k] == b)
-                        for (int x = 0; x < w; x++) tmp[x] &= dom[(size_t)p * w + x];
+        for (int i = 1; i < n; i++) {
+            int b = rpo[i], nd = -1;
+            for (int k = pred_at[b]; k < pred_at[b + 1]; k++) {
+                int p = preds[k];
+                if (!reach[p] || num[p] < 0 || idom[p] < 0) continue;
+                if (nd < 0) {
+                    nd = p;
+                    continue;
+                }
+                int x = p, y = nd;
+                while (x != y) {
+                    while (num[x] > num[y]) x = idom[x];
+                    while (num[y] > num[x]) y = idom[y];
+                }
+                nd = x;
             }
-            wb_bit_set(tmp, b);
-            if (memcmp(tmp, &dom[(size_t)b * w], sizeof *tmp * (size_t)w)) {
-                memcpy(&dom[(size_t)b * w], tmp, sizeof *tmp * (size_t)w);
+            if (nd != idom[b]) {
+                idom[b] = nd;
                 changed = 1;
             }
         }
     }
+    /* the tree's children, and its preorder and postorder numbers */
+    int *child_at = ws_xcalloc((size_t)nb + 2, sizeof *child_at), *child = ws_xcalloc((size_t)nb + 1, sizeof *child);
+    for (int i = 1; i < n; i++) child_at[idom[rpo[i]] + 1]++;
+    for (int b = 0; b < nb; b++) child_at[b + 1] += child_at[b];
+    int *fill = ws_xcalloc((size_t)nb + 1, sizeof *fill);
+    memcpy(fill, child_at, sizeof *fill * (size_t)nb);
+    for (int i = 1; i < n; i++) child[fill[idom[rpo[i]]]++] = rpo[i];
+    domtree d = {ws_xcalloc((size_t)nb + 1, sizeof *d.pre), ws_xcalloc((size_t)nb + 1, sizeof *d.post)};
+    for (int b = 0; b < nb; b++) d.pre[b] = d.post[b] = -1;
+    int clock = 0;
+    sp = 0;
+    memset(it, 0, sizeof *it * (size_t)nb);
+    stack[sp++] = entry;
+    d.pre[entry] = clock++;
+    while (sp) {
+        int b = stack[sp - 1];
+        if (child_at[b] + it[b] < child_at[b + 1]) {
+            int c = child[child_at[b] + it[b]++];
+            d.pre[c] = clock++;
+            stack[sp++] = c;
+        } else {
+            d.post[b] = clock++;
+            sp--;
+        }
+    }
+    free(rpo);
+    free(num);
+    free(stack);
+    free(it);
+    free(seen);
+    free(idom);
+    free(child_at);
+    free(child);
+    free(fill);
+    return d;
+}
+
+static int find_loops(const wb_func *f, nloop **out)
+{
+    int nb = f->nblocks, nl = 0;
+    *out = NULL;
+    if (f->norder == 0) return 0;
+    uint8_t *reach = reachable_blocks(f);
+    /* predecessors among the reached blocks, ascending */
+    int *pred_at = ws_xcalloc((size_t)nb + 2, sizeof *pred_at), *preds;
+    for (int p = 0; p < nb; p++) {
+        int succ[2], n = reach[p] ? wb_succs(f->blocks[p], succ) : 0;
+        for (int k = 0; k < n; k++) pred_at[succ[k] + 1]++;
+    }
+    for (int b = 0; b < nb; b++) pred_at[b + 1] += pred_at[b];
+    preds = ws_xcalloc((size_t)pred_at[nb] + 1, sizeof *preds);
+    int *fill = ws_xcalloc((size_t)nb + 1, sizeof *fill);
+    memcpy(fill, pred_at, sizeof *fill * (size_t)nb);
+    for (int p = 0; p < nb; p++) {
+        int succ[2], n = reach[p] ? wb_succs(f->blocks[p], succ) : 0;
+        for (int k = 0; k < n; k++) preds[fill[succ[k]]++] = p;
+    }
+    free(fill);
+    domtree dom = dominators(f, reach, pred_at, preds);
+    int *stack = ws_xcalloc((size_t)nb + 1, sizeof *stack), sp = 0;
     for (int oi = 0; oi < f->norder; oi++) {
         int h = f->order[oi];
         if (!reach[h]) continue;
         nloop L = {h, -1, NULL, 1, nb};
         int latches = 0;
-        for (int t = 0; t < nb; t++) {
-            int succ[2], n = reach[t] ? wb_succs(f->blocks[t], succ) : 0;
-            for (int k = 0; k < n; k++) {
-                if (succ[k] != h || !wb_bit(&dom[(size_t)t * w], h)) continue;
-                if (!L.in) L.in = ws_xcalloc((size_t)nb, 1);
-                L.in[h] = 1;
-                latches++;
-                L.latch = t;
-                /* everything that reaches t without passing h */
-                sp = 0;
-                if (!L.in[t]) {
-                    L.in[t] = 1;
-                    stack[sp++] = t;
-                }
-                while (sp) {
-                    int x = stack[--sp];
-                    for (int p = 0; p < nb; p++) {
-                        int ps[2], pn = reach[p] ? wb_succs(f->blocks[p], ps) : 0;
-                        for (int q = 0; q < pn; q++)
-                            if (ps[q] == x && !L.in[p]) {
-                                L.in[p] = 1;
-                                stack[sp++] = p;
-                            }
+        for (int q = pred_at[h]; q < pred_at[h + 1]; q++) {
+            int t = preds[q];
+            if (!dominates(&dom, h, t)) continue;
+            if (!L.in) L.in = ws_xcalloc((size_t)nb, 1);
+            L.in[h] = 1;
+            latches++;
+            L.latch = t;
+            /* everything that reaches t without passing h */
+            sp = 0;
+            if (!L.in[t]) {
+                L.in[t] = 1;
+                stack[sp++] = t;
+            }
+            while (sp) {
+                int x = stack[--sp];
+                for (int k = pred_at[x]; k < pred_at[x + 1]; k++) {
+                    int p = preds[k];
+                    if (!L.in[p]) {
+                        L.in[p] = 1;
+                        stack[sp++] = p;
                     }
                 }
             }
@@ -1614,8 +1727,10 @@ static int find_loops(const wb_func *f, nloop **out)
             if (a != b && (*out)[a].in[(*out)[b].header]) (*out)[a].inner = 0;
     free(reach);
     free(stack);
-    free(dom);
-    free(tmp);
+    free(pred_at);
+    free(preds);
+    free(dom.pre);
+    free(dom.post);
     return nl;
 }
 
@@ -1782,8 +1897,9 @@ static int ifc_op(ifc *C, const wb_ins *orig, int p, int b, const wb_live *live)
         return 1;
     }
     int v = (int)in.d.v, old = C->cur[v], n = ifc_def(C, v);
-    const uint64_t *out = live->out + (size_t)b * (size_t)live->words;
-    if (wb_bit(out, v)) {
+    int nout;
+    const int *out = wb_live_out(live, b, &nout);
+    if (wb_live_has(out, nout, v)) {
         /* v keeps its value on the other way */
         int t = wb_new_vreg(L->f, 0);
         in.d = wb_vreg(t);
@@ -1945,11 +2061,120 @@ static void memory_notes(const loop *L, ws_buf *c)
                       "(else the original loop runs)\n", "at least", (long long)(L->check[i].step < 0 ? -L->check[i].step : L->check[i].step));
 }
 
-static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
+/* ---- Where each vreg occurs ---------------------------------------------------------
+ *
+ * Per vreg, the blocks that read or write it (a block may be listed twice, or
+ * after it stopped naming the vreg: users check). The questions the pass asks for
+ * a loop (what its values' liveness is, how often a value is written) then cost
+ * the blocks where those values occur, not the function: a function of 500
+ * inlined calls has a thousand loops. Built once, and brought up to date after
+ * each loop is pipelined, from the blocks that are new or have grown. */
+
+static void occ_note(occ_index *x, const wb_opnd *o, int id)
 {
-    wb_live *live = wb_liveness(f);
+    if (!wb_is_vreg(*o) || (int)o->v >= x->nv) return;
+    int v = (int)o->v;
+    if (x->n[v] && x->at[v][x->n[v] - 1] == id) return;
+    if (x->n[v] == x->cap[v]) {
+        x->cap[v] = x->cap[v] ? 2 * x->cap[v] : 4;
+        x->at[v] = ws_xrealloc(x->at[v], sizeof *x->at[v] * (size_t)x->cap[v]);
+    }
+    x->at[v][x->n[v]++] = id;
+}
+
+static void occ_read_block(occ_index *x, const wb_func *f, int id)
+{
+    const wb_block *b = f->blocks[id];
+    for (int i = -1; i < b->nins; i++) {
+        const wb_ins *in = i < 0 ? &b->term : &b->ins[i];
+        if (in->op == WT_OP_NONE) continue;
+        if (wb_has_dest(in->op)) occ_note(x, &in->d, id);
+        for (int k = 0; k < wb_nsrc(in->op); k++) occ_note(x, &in->s[k], id);
+    }
+    for (int e = 0; e < b->nedges; e++)
+        for (int c = 0; c < b->edges[e].n; c++) {
+            occ_note(x, &b->edges[e].src[c], id);
+            occ_note(x, &b->edges[e].dst[c], id);
+        }
+    x->nins[id] = b->nins;
+    x->term_op[id] = b->term.op;
+}
+
+/* Covers every vreg and block of f, reading the blocks that changed since. */
+static void occ_update(occ_index *x, const wb_func *f)
+{
+    if (f->nvregs > x->nv) {
+        x->at = ws_xrealloc(x->at, sizeof *x->at * (size_t)f->nvregs);
+        x->n = ws_xrealloc(x->n, sizeof *x->n * (size_t)f->nvregs);
+        x->cap = ws_xrealloc(x->cap, sizeof *x->cap * (size_t)f->nvregs);
+        for (int v = x->nv; v < f->nvregs; v++) {
+            x->at[v] = NULL;
+            x->n[v] = x->cap[v] = 0;
+        }
+        x->nv = f->nvregs;
+    }
+    int old = x->nb;
+    if (f->nblocks > x->nb) {
+        x->nins = ws_xrealloc(x->nins, sizeof *x->nins * (size_t)f->nblocks);
+        x->term_op = ws_xrealloc(x->term_op, sizeof *x->term_op * (size_t)f->nblocks);
+        x->seen = ws_xrealloc(x->seen, sizeof *x->seen * (size_t)f->nblocks);
+        for (int id = x->nb; id < f->nblocks; id++) x->seen[id] = 0;
+        x->nb = f->nblocks;
+    }
+    for (int id = 0; id < x->nb; id++)
+        if (id >= old || x->nins[id] != f->blocks[id]->nins || x->term_op[id] != f->blocks[id]->term.op)
+            occ_read_block(x, f, id);
+}
+
+static void occ_free(occ_index *x)
+{
+    for (int v = 0; v < x->nv; v++) free(x->at[v]);
+    free(x->at);
+    free(x->n);
+    free(x->cap);
+    free(x->nins);
+    free(x->term_op);
+    free(x->seen);
+}
+
+/* Liveness of the values the loop's blocks define, the only ones whose liveness
+ * the pass asks about (what the body computes that is read after it, and what
+ * if-conversion must keep on the way not taken), over the blocks where they occur:
+ * the whole function's would cost its size for every loop. */
+static wb_live *loop_liveness(const wb_func *f, const nloop *lp, const occ_index *x)
+{
+    uint8_t *track = ws_xcalloc((size_t)f->nvregs + 1, 1);
+    uint8_t *listed = ws_xcalloc((size_t)f->nblocks + 1, 1);
+    int *blocks = NULL, nblocks = 0;
+    size_t cap = 0;
+    for (int id = 0; id < lp->nin && id < f->nblocks; id++) {
+        const wb_block *b = f->blocks[id];
+        for (int i = -1; lp->in[id] && i < b->nins; i++) {
+            const wb_ins *in = i < 0 ? &b->term : &b->ins[i];
+            if (in->op == WT_OP_NONE || !wb_has_dest(in->op) || !wb_is_vreg(in->d) || track[in->d.v]) continue;
+            int v = (int)in->d.v;
+            track[v] = 1;
+            for (int k = 0; v < x->nv && k < x->n[v]; k++) {
+                int at = x->at[v][k];
+                if (listed[at]) continue;
+                listed[at] = 1;
+                ws_grow(&blocks, &cap, (size_t)nblocks + 1, sizeof *blocks);
+                blocks[nblocks++] = at;
+            }
+        }
+    }
+    wb_live *live = wb_liveness_in(f, track, blocks, nblocks);
+    free(track);
+    free(listed);
+    free(blocks);
+    return live;
+}
+
+static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_index *occ)
+{
+    wb_live *live = loop_liveness(f, lp, occ);
     int id = lp->header;
-    loop L = {.f = f, .o = o, .id = id, .exit = f->blocks[lp->latch]->fall, .member = lp->in,
+    loop L = {.f = f, .occ = occ, .o = o, .id = id, .exit = f->blocks[lp->latch]->fall, .member = lp->in,
               .nmember = lp->nin, .line = nloop_line(f, lp)};
     wb_msched ms = {0};
     gbuild B = {0};
@@ -1960,9 +2185,13 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o)
     L.nv = f->nvregs;
     /* Values read after the loop, or by the original loop for the left-over
      * iterations (names made by if-conversion are never among them). */
-    size_t w = (size_t)live->words, wn = ((size_t)L.nv + 63) / 64;
+    size_t wn = ((size_t)L.nv + 63) / 64;
     uint64_t *after = ws_xcalloc(wn ? wn : 1, sizeof *after);
-    for (size_t i = 0; i < w; i++) after[i] = live->in[(size_t)L.exit * w + i] | live->in[(size_t)id * w + i];
+    for (int k = 0; k < 2; k++) {
+        int n;
+        const int *in = wb_live_in(live, k ? id : L.exit, &n);
+        for (int j = 0; j < n; j++) wb_bit_set(after, in[j]);
+    }
     ok = ok && read_body(&L) && read_exit_test(&L);
     if (ok) {
         trip_count(&L);
@@ -2220,12 +2449,13 @@ static void merge_latches(wb_func *f)
         if (!live) live = wb_liveness(f);
         /* A value the exit reads that T assigns (a phi's copy) is saved before
          * T's operations and put back on the way out. */
-        const uint64_t *exit_in = &live->in[(size_t)x * (size_t)live->words];
+        int nexit = 0;
+        const int *exit_in = x < live->nblocks ? wb_live_in(live, x, &nexit) : NULL;
         int keep[8], nkeep = 0;
         for (int i = 0; i < T->nins && ok; i++) {
             const wb_ins *in = &T->ins[i];
             ok = !wb_opnd_eq(in->d, H->term.s[0]);
-            if (!ok || !wb_bit(exit_in, (int)in->d.v)) continue;
+            if (!ok || !wb_live_has(exit_in, nexit, (int)in->d.v)) continue;
             int seen = 0;
             for (int k = 0; k < nkeep; k++) seen |= keep[k] == (int)in->d.v;
             if (!seen && nkeep == 8) ok = 0;
@@ -2280,6 +2510,8 @@ void wb_swp(wb_func *f, const wb_swp_options *o)
     nloop *loops;
     int nl = find_loops(f, &loops);
     int calls = has_call(f);
+    occ_index occ = {0};
+    occ_update(&occ, f);
     for (int i = 0; i < nl; i++) {
         const nloop *lp = &loops[i];
         const wb_block *t = lp->latch >= 0 ? f->blocks[lp->latch] : NULL;
@@ -2290,10 +2522,14 @@ void wb_swp(wb_func *f, const wb_swp_options *o)
         else if ((t->term.op != WT_OP_BZ && t->term.op != WT_OP_BNZ) || t->term.target != lp->header || t->fall < 0 ||
                  in_loop(lp, t->fall))
             disqualify(f, lp, o, "not a counted loop (it does not test its exit at its end)");
-        else pipeline(f, lp, o);
+        else {
+            pipeline(f, lp, o, &occ);
+            occ_update(&occ, f);
+        }
     }
     for (int i = 0; i < nl; i++) free(loops[i].in);
     free(loops);
+    occ_free(&occ);
     /* A pipelined loop with a known trip count and nothing left over never runs
      * its original code: it leaves the layout (no bundles, no program memory). */
     if (f->norder) {

@@ -234,7 +234,9 @@ static void check_defined(verifier *V)
     if (f->norder == 0 || f->nvregs <= 1) return;
     wb_live *live = wb_liveness(f);
     int entry = f->order[0];
-    int v = wb_bit_next(live->in + (size_t)entry * (size_t)live->words, live->words, 0);
+    int nin;
+    const int *in = wb_live_in(live, entry, &nin);
+    int v = nin ? in[0] : -1;
     if (v >= 0) {
         /* Name the first reader, in layout order, for the message. */
         const wb_block *rb = NULL;

@@ -11,6 +11,11 @@
 #include "warp_support.h"
 #include "warp_target.h"
 
+/* A compile-time bound (docs/design.md, section 3): at -O1 and up, a function
+ * whose LLVM instructions times its call sites pass this is not inlined (its calls
+ * stay calls), so that compile time stays linear in the source. */
+#define WB_INLINE_BUDGET 65536u
+
 /* The machine-IR passes, in the order they run (docs/design.md, section 3), for
  * -print-before=NAME, -print-after=NAME and -verify-each. */
 typedef enum wb_pass {
