@@ -250,6 +250,7 @@ static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int g
     }
     /* Groups of one block must not interleave: each issues as one, and two that
      * overlap in program order could each wait for the other. */
+    if (!ok || nm == 0) return 0;
     int lo = keep ? i : member[0], hi = member[nm - 1];
     for (int j = 0; ok && j < b->nins; j++) {
         int g = b->ins[j].bundle_with, first = j, end = j;
@@ -275,6 +276,19 @@ static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int g
     return 1;
 }
 
+/* Does the operation at j stand between two operations of a bundle group it is
+ * not part of? */
+static int splits_group(const wb_block *b, int j)
+{
+    for (int a = 0; a < j; a++) {
+        int g = b->ins[a].bundle_with;
+        if (!g || g == b->ins[j].bundle_with) continue;
+        for (int c = j + 1; c < b->nins; c++)
+            if (b->ins[c].bundle_with == g) return 1;
+    }
+    return 0;
+}
+
 static void fold_receives(wb_func *f, wb_block *b, int id, const use_info *u, int *groups)
 {
     for (int i = 0; i < b->nins; i++) {
@@ -296,6 +310,11 @@ static void fold_receives(wb_func *f, wb_block *b, int id, const use_info *u, in
         unsigned gate = r->s[0].v;
         /* One read per queue per operation: two of them would see the same word. */
         if (reads_gate(user, gate)) continue;
+        /* A user between two operations of another word's bundle group would put
+         * the read inside that group: the group would wait for it, and it for the
+         * group's earlier gate operations (`receive x; receive y; send x; use y,
+         * then x`: the send and the use of x issue as one). */
+        if (j < b->nins && splits_group(b, j)) continue;
         int clash = 0;
         for (int k = i + 1; k < j && !clash; k++) clash = reads_gate(&b->ins[k], gate);
         if (clash) continue;
