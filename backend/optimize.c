@@ -84,8 +84,11 @@ int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen)
     char pipeline[96];
     /* SROA may still turn a group of scalars into a vector; the cells have none,
      * so vector arithmetic is split back into scalars (LLVM 19's scalarizer leaves
-     * vector loads and stores whole, hence forbid_vectors). */
-    snprintf(pipeline, sizeof pipeline, "default<O%d>,function(scalarizer,instcombine,dce)", opt_level);
+     * vector loads and stores whole, hence forbid_vectors). A plain "instcombine"
+     * in a pipeline string also checks that one round reached a fixpoint and
+     * aborts the compiler when it did not (LLVM ERROR on a valid program):
+     * another round is only a missed simplification. */
+    snprintf(pipeline, sizeof pipeline, "default<O%d>,function(scalarizer,instcombine<no-verify-fixpoint>,dce)", opt_level);
     LLVMPassBuilderOptionsRef o = LLVMCreatePassBuilderOptions();
     LLVMPassBuilderOptionsSetLoopVectorization(o, 0);
     LLVMPassBuilderOptionsSetSLPVectorization(o, 0);
