@@ -732,7 +732,8 @@ static int only_memory_uses(LLVMValueRef v)
             size_t n;
             const char *name = LLVMGetValueName2(LLVMGetCalledValue(user), &n);
             if ((!strncmp(name, "llvm.memset.", 12) && LLVMGetOperand(user, 0) == v) ||
-                (!strncmp(name, "llvm.memcpy.", 12) && LLVMGetOperand(user, 2) != v))
+                ((!strncmp(name, "llvm.memcpy.", 12) || !strncmp(name, "llvm.memmove.", 13)) &&
+                 LLVMGetOperand(user, 2) != v))
                 continue;
         }
         return 0;
@@ -1020,7 +1021,8 @@ static int arg_val(isel *S, LLVMValueRef call, unsigned i, wb_opnd *out)
     return val(S, LLVMGetOperand(call, i), out);
 }
 
-/* llvm.memset / llvm.memcpy: unrolled word stores when small and aligned, else a loop. */
+/* llvm.memset / llvm.memcpy / llvm.memmove: unrolled word stores when small and
+ * aligned, else a loop. */
 static unsigned call_param_align(LLVMValueRef call, unsigned argno)
 {
     unsigned kind = LLVMGetEnumAttributeKindForName("align", 5);
@@ -1035,8 +1037,11 @@ static int word_aligned(LLVMValueRef call, unsigned argno, addr p)
     return known_byte_offset(p, &off) && off == 0;
 }
 
-static int sel_mem_intrinsic(isel *S, LLVMValueRef call, int is_copy)
+enum { MEM_SET, MEM_COPY, MEM_MOVE };
+
+static int sel_mem_intrinsic(isel *S, LLVMValueRef call, int kind)
 {
+    int is_copy = kind != MEM_SET;
     addr dst, src = {0};
     wb_opnd fill = wb_reg(WT_OPND_R0), len;
     int src_op = WT_OP_LD;
@@ -1065,10 +1070,18 @@ static int sel_mem_intrinsic(isel *S, LLVMValueRef call, int is_copy)
         else if (!is_r0(fill)) word = op2(S, WT_OP_IMUL, fill, wb_imm(0x01010101u, 0));
     }
     if (words && n <= 64) {
+        /* a move reads every word before it writes one: the two may overlap */
+        wb_opnd moved[16];
+        for (uint64_t k = 0; kind == MEM_MOVE && k < n; k += 4) {
+            moved[k / 4] = wb_vreg(wb_new_vreg(S->f, 0));
+            emit_ld(S, src_op, moved[k / 4], addr_add_const(S, src, (int64_t)k));
+        }
         for (uint64_t k = 0; k < n; k += 4) {
             addr d = addr_add_const(S, dst, (int64_t)k);
             wb_opnd v = word;
-            if (is_copy) {
+            if (kind == MEM_MOVE) {
+                v = moved[k / 4];
+            } else if (is_copy) {
                 v = wb_vreg(wb_new_vreg(S->f, 0));
                 emit_ld(S, src_op, v, addr_add_const(S, src, (int64_t)k));
             }
@@ -1086,8 +1099,15 @@ static int sel_mem_intrinsic(isel *S, LLVMValueRef call, int is_copy)
         q = wb_vreg(wb_new_vreg(f, 0));
         emit(S, WB_COPY, q, addr_value(S, src), none(), none());
     }
-    int done = wb_new_block(f), loop = wb_new_block(f);
+    int done = wb_new_block(f), loop = wb_new_block(f), down = -1;
     if (!known) set_term(S, WT_OP_BZ, len, done);
+    if (kind == MEM_MOVE) {
+        /* a destination above the source is copied from the end down, so that no
+         * word is overwritten before it is read */
+        if (!known) continue_in_new_block(S);
+        down = wb_new_block(f);
+        set_term(S, WT_OP_BNZ, op2(S, WT_OP_ILTU, q, p), down);
+    }
     f->blocks[S->cur]->fall = loop;
     wb_place_block(f, loop);
     S->cur = loop;
@@ -1111,6 +1131,30 @@ static int sel_mem_intrinsic(isel *S, LLVMValueRef call, int is_copy)
     wb_opnd more = op2(S, WT_OP_INE, p, end);
     set_term(S, WT_OP_BNZ, more, loop);
     f->blocks[loop]->fall = done;
+    if (down >= 0) {
+        /* p and q still hold the starts here: walk both down from their ends */
+        wb_place_block(f, down);
+        S->cur = down;
+        wb_opnd pe = wb_vreg(wb_new_vreg(f, 0)), qe = wb_vreg(wb_new_vreg(f, 0));
+        emit(S, WT_OP_IADD, pe, p, len, none());
+        emit(S, WT_OP_IADD, qe, q, len, none());
+        int back = wb_new_block(f);
+        f->blocks[down]->fall = back;
+        wb_place_block(f, back);
+        S->cur = back;
+        emit(S, WT_OP_ISUB, pe, pe, wb_imm((uint32_t)unit, 0), none());
+        emit(S, WT_OP_ISUB, qe, qe, wb_imm((uint32_t)unit, 0), none());
+        addr bd = {pe, wb_reg(WT_OPND_R0), dst.obj}, bs = {qe, wb_reg(WT_OPND_R0), src.obj};
+        if (unit == 4) {
+            wb_opnd v = wb_vreg(wb_new_vreg(f, 0));
+            emit_ld(S, src_op, v, bs);
+            emit_st(S, bd, v);
+        } else {
+            sub_store(S, bd, sub_load(S, bs, 0xff, src_op), 0xff);
+        }
+        set_term(S, WT_OP_BNZ, op2(S, WT_OP_INE, pe, p), back);
+        f->blocks[back]->fall = done;
+    }
     wb_place_block(f, done);
     S->cur = done;
     return 0;
@@ -1337,8 +1381,9 @@ static int sel_call(isel *S, LLVMValueRef in)
             set_val(S, in, d);
             return 0;
         }
-        if (is_intrinsic(name, "llvm.memset.")) return sel_mem_intrinsic(S, in, 0);
-        if (is_intrinsic(name, "llvm.memcpy.")) return sel_mem_intrinsic(S, in, 1);
+        if (is_intrinsic(name, "llvm.memset.")) return sel_mem_intrinsic(S, in, MEM_SET);
+        if (is_intrinsic(name, "llvm.memcpy.")) return sel_mem_intrinsic(S, in, MEM_COPY);
+        if (is_intrinsic(name, "llvm.memmove.")) return sel_mem_intrinsic(S, in, MEM_MOVE);
         return fail(S, "unsupported call to '%s'", name);
     }
 
