@@ -32,6 +32,7 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+sys.dont_write_bytecode = True   # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import w2ref  # noqa: E402
 
@@ -263,6 +264,12 @@ class Gen:
             rng = (lo, hi)
         inner = dict(scope)
         inner['loops'] = scope['loops'] + [(v, rng[0], rng[1])]
+        if r.random() < 0.3:
+            # straight-line bodies: the loops the software pipeliner takes
+            body = [self.assign(inner) for _ in range(r.randint(0, 2))]
+            body.insert(r.randint(0, len(body)), self.io_unit(inner) if self.cells > 1 or r.random() < 0.5
+                        else self.free_io(inner))
+            return '%s\nbegin\n%s\nend' % (head, ';\n'.join(body))
         return '%s\n%s' % (head, self.block(inner, budget))
 
     def while_loop(self, scope, budget):
