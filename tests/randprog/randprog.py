@@ -51,6 +51,7 @@ class Gen:
             'ina': [self.r.randint(-40, 40) for _ in range(INN)],
             'inb': [self.r.randint(-64, 64) / 8 for _ in range(INN)],
             'n': [self.r.randint(0, 5) for _ in range(NLIM)],
+            'hs': [self.r.randint(-9, 9)],
         }
         self.depth = 0
 
@@ -90,6 +91,8 @@ class Gen:
             return r.choice(scope['loops'])[0]
         if k < 0.72:
             return scope['cid']
+        if k < 0.8:
+            return 'tm[%s][%s]' % (self.index(scope, 6), self.index(scope, 5))
         return 'ta[%s]' % self.index(scope, ARR)
 
     def float_atom(self, scope):
@@ -99,6 +102,8 @@ class Gen:
             return r.choice(['0.5', '1.5', '0.25', '2.0', '3.0', '1e2', '0.125', '10.0', '1.0'])
         if k < 0.55:
             return r.choice(scope['floats'])
+        if k < 0.65:
+            return 'fm[%s][%s]' % (self.index(scope, 6), self.index(scope, 5))
         return 'fa[%s]' % self.index(scope, ARR)
 
     def int_expr(self, scope, d=0):
@@ -154,9 +159,11 @@ class Gen:
     def assign(self, scope):
         r = self.r
         if r.random() < 0.5:
-            lhs = r.choice(scope['ints'] + ['ta[%s]' % self.index(scope, ARR)])
+            lhs = r.choice(scope['ints'] + ['ta[%s]' % self.index(scope, ARR),
+                                             'tm[%s][%s]' % (self.index(scope, 6), self.index(scope, 5))])
             return '%s := %s' % (lhs, self.int_expr(scope))
-        lhs = r.choice(scope['floats'] + ['fa[%s]' % self.index(scope, ARR)])
+        lhs = r.choice(scope['floats'] + ['fa[%s]' % self.index(scope, ARR),
+                                          'fm[%s][%s]' % (self.index(scope, 6), self.index(scope, 5))])
         return '%s := %s' % (lhs, self.float_expr(scope) if r.random() < 0.85 else self.int_expr(scope))
 
     def host_in(self, scope, typ):
@@ -164,7 +171,8 @@ class Gen:
         if r.random() < 0.1:
             return None
         if typ == 'int':
-            return r.choice(['ina[%s]' % self.index(scope, INN), 'ina[%s] + %s' % (self.index(scope, INN), scope['cid'])])
+            return r.choice(['ina[%s]' % self.index(scope, INN), 'ina[%s] + %s' % (self.index(scope, INN), scope['cid']),
+                             'hs', '3 * hs - %s' % r.choice(scope['ints'])])
         return r.choice(['inb[%s]' % self.index(scope, INN), 'ina[%s]' % self.index(scope, INN)])
 
     def host_out(self, scope, typ, ch):
@@ -340,10 +348,10 @@ class Gen:
                 % (OUTN - 1, OUTN - 1)) if self.cells == 1 else \
                ('receive (L, X, k);\nsend (R, X, k + ia + ib + ic, outa[%d]);\n'
                 'receive (L, Y, xc);\nsend (R, Y, xc + xa + xb, outd[%d])' % (OUTN - 1, OUTN - 1))
-        text = ('/* randprog */\nmodule rp (ina in, inb in, n in, outa out, outb out, outc out, outd out)\n'
-                'int ina[%d];\nfloat inb[%d];\nint n[%d];\nint outa[%d], outc[%d];\nfloat outb[%d], outd[%d];\n'
+        text = ('/* randprog */\nmodule rp (ina in, inb in, n in, hs in, outa out, outb out, outc out, outd out)\n'
+                'int ina[%d];\nfloat inb[%d];\nint n[%d], hs;\nint outa[%d], outc[%d];\nfloat outb[%d], outd[%d];\n'
                 'cellprogram (cid : 0 : %d)\nbegin\n'
-                'int i, j, k, w0, w1, w2, ia, ib, ic;\nfloat xa, xb, xc;\nint ta[%d], lim[%d];\nfloat fa[%d];\n'
+                'int i, j, k, w0, w1, w2, ia, ib, ic;\nfloat xa, xb, xc;\nint ta[%d], lim[%d], tm[6][5];\nfloat fa[%d], fm[6][5];\n'
                 '%s\n%s;\n%s;\n%s\nend\n' % (INN, INN, NLIM, OUTN, OUTN, OUTN, OUTN, self.cells - 1, ARR, NLIM, ARR,
                                              '\n'.join(funcs), prologue, body, tail))
         return text
