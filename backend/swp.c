@@ -960,6 +960,32 @@ static int reg_need(const loop *L, int ii, const uint64_t *live_after, int *maxl
     return m + ninv + 1;
 }
 
+/* Would the host feeds of a queue run so far ahead of its reads that the queue
+ * fills? The cell that fills it is the one that drains it: a feed that waits on
+ * its full queue waits for a read behind it, forever (iWarp, 8 words). The read
+ * of iteration t takes the word fed in t, or in t - 1 when the read comes first
+ * in the body; the feeds of the k later iterations that issue before it are
+ * still in the queue. */
+static int overfills_own_queue(const loop *L, int ii)
+{
+    for (int i = 0; i < L->nop; i++) {
+        const bop *fd = &L->op[i];
+        int code = fd->live ? gates_of(&fd->in).wcode : -1;
+        if (code < 0 || !wt_opnd_is_feed((unsigned)code)) continue;
+        unsigned q = (unsigned)code - WT_OPND_FEED;
+        int nfeeds = 0;
+        for (int j = 0; j < L->nop; j++) nfeeds += L->op[j].live && gates_of(&L->op[j].in).wcode == code;
+        for (int j = 0; j < L->nop; j++) {
+            const bop *rd = &L->op[j];
+            if (!rd->live || !(gates_of(&rd->in).reads >> q & 1)) continue;
+            int span = rd->time - fd->time + (j < i ? ii : 0);
+            int ahead = span > 0 ? span / ii : 0;
+            if ((ahead + 1) * nfeeds > (int)L->f->model->queue_words) return 1;
+        }
+    }
+    return 0;
+}
+
 /* A new value of the body: the per-value tables grow with it. */
 static int add_value(loop *L, uint64_t **after)
 {
@@ -2271,6 +2297,12 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
             int k = 0;
             for (int j = 0; j < i; j++) k += L.op[j].live && L.op[j].node == x->node;
             x->mop = ms.mop[x->node][k];
+        }
+        if (overfills_own_queue(&L, ms.ii)) {
+            ws_buf_printf(&tried, "II=%d failed: host feeds run more words ahead of their reads than the queue "
+                          "holds (%u)\n", ms.ii, f->model->queue_words);
+            ii_from = ms.ii + 1;
+            continue;
         }
         need = reg_need(&L, ms.ii, after, &maxlive, &ninv);
         if (need <= budget) break;
