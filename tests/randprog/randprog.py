@@ -387,10 +387,13 @@ def write_inputs(d, stem, inputs):
 SAN = ('runtime error:', 'AddressSanitizer', 'LeakSanitizer', 'UndefinedBehaviorSanitizer')
 
 
+EXTRA_FLAGS = []   # --flags: given to every warp-cc run (-verify-each)
+
+
 def run_one(bindir, d, stem, src, inargs, cpu, level, expected, timeout=120):
     """None if the run matches, else a one-line description of the failure."""
     img = os.path.join(d, '%s.%s.%s.img' % (stem, cpu, level))
-    flags = ['-mcpu=' + cpu, '-' + level]
+    flags = ['-mcpu=' + cpu, '-' + level] + EXTRA_FLAGS
     note = ''
     for attempt in range(2):
         try:
@@ -470,6 +473,7 @@ def main():
     ap.add_argument('--levels', default='O0,O1,O2,O3')
     ap.add_argument('--cpus', default='warp,iwarp')
     ap.add_argument('--save')
+    ap.add_argument('--flags', default='', help='more warp-cc flags, e.g. -verify-each')
     ap.add_argument('--print', type=int, dest='print_seed')
     ap.add_argument('--check', nargs='+')
     ap.add_argument('--quiet', action='store_true')
@@ -483,6 +487,7 @@ def main():
         print('/* expected:\n%s*/' % exp)
         return 0
     levels, cpus = a.levels.split(','), a.cpus.split(',')
+    EXTRA_FLAGS.extend(a.flags.split())
     if a.check:
         bad = 0
         for path in a.check:
