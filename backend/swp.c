@@ -962,25 +962,34 @@ static int reg_need(const loop *L, int ii, const uint64_t *live_after, int *maxl
 
 /* Would the host feeds of a queue run so far ahead of its reads that the queue
  * fills? The cell that fills it is the one that drains it: a feed that waits on
- * its full queue waits for a read behind it, forever (iWarp, 8 words). The read
- * of iteration t takes the word fed in t, or in t - 1 when the read comes first
- * in the body; the feeds of the k later iterations that issue before it are
- * still in the queue. */
+ * its full queue waits for a read behind it, forever (iWarp, 8 words). In the
+ * steady state, a clock t past every op's time has seen (t - time) / II + 1
+ * issues of each feed and of each read before it; the words in the queue then
+ * are those, plus what the body reads before feeding it (fed before the loop). */
 static int overfills_own_queue(const loop *L, int ii)
 {
-    for (int i = 0; i < L->nop; i++) {
-        const bop *fd = &L->op[i];
-        int code = fd->live ? gates_of(&fd->in).wcode : -1;
-        if (code < 0 || !wt_opnd_is_feed((unsigned)code)) continue;
-        unsigned q = (unsigned)code - WT_OPND_FEED;
-        int nfeeds = 0;
-        for (int j = 0; j < L->nop; j++) nfeeds += L->op[j].live && gates_of(&L->op[j].in).wcode == code;
-        for (int j = 0; j < L->nop; j++) {
-            const bop *rd = &L->op[j];
-            if (!rd->live || !(gates_of(&rd->in).reads >> q & 1)) continue;
-            int span = rd->time - fd->time + (j < i ? ii : 0);
-            int ahead = span > 0 ? span / ii : 0;
-            if ((ahead + 1) * nfeeds > (int)L->f->model->queue_words) return 1;
+    for (unsigned q = 0; q < 4; q++) {
+        int code = (int)(WT_OPND_FEED + q), bal = 0, before = 0, last = 0, any = 0;
+        for (int i = 0; i < L->nop; i++) {
+            const bop *x = &L->op[i];
+            if (!x->live) continue;
+            gate_use g = gates_of(&x->in);
+            if (g.reads >> q & 1) bal--;
+            if (g.wcode == code) bal++, any = 1;
+            if (-bal > before) before = -bal;
+            if (x->time > last) last = x->time;
+        }
+        if (!any) continue;
+        for (int t = last + 1; t <= last + ii; t++) {
+            int words = before;
+            for (int i = 0; i < L->nop; i++) {
+                const bop *x = &L->op[i];
+                if (!x->live) continue;
+                gate_use g = gates_of(&x->in);
+                if (g.wcode == code) words += (t - x->time) / ii + 1;
+                if (g.reads >> q & 1) words -= (t - 1 - x->time) / ii + 1;
+            }
+            if (words > (int)L->f->model->queue_words) return 1;
         }
     }
     return 0;
