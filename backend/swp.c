@@ -109,6 +109,8 @@ typedef struct loop {
     int nmemnote;
     int unfused;          /* received words kept in registers, their users apart (unfuse_receives):
                              the MII the shared bundles gave */
+    const int *entry_live;        /* the loop's own values live into the header before the pass */
+    int entry_n;
 } loop;
 
 static int is_body_value(const loop *L, wb_opnd o) { return wb_is_vreg(o) && (int)o.v < L->nv && L->def[o.v] >= 0; }
@@ -1433,7 +1435,10 @@ static void generate(loop *L, const wb_msched *ms, const uint64_t *live_after, w
             /* a register nothing before the loop writes (a value the first
              * iteration assigns before it reads it, on every way through)
              * enters as 0: its value is never used, but it is defined */
-            wb_opnd src = INIT(L, v, j) > 0 && !written_before(L, from) ? wb_imm(0, 0) : wb_vreg(from);
+            /* ...or one written elsewhere but not live into the loop (an
+             * if-converted join value's old value, x = p ? t : x) */
+            int unused = !written_before(L, from) || !wb_live_has(L->entry_live, L->entry_n, from);
+            wb_opnd src = INIT(L, v, j) > 0 && unused ? wb_imm(0, 0) : wb_vreg(from);
             append(f, E2, mk(WB_COPY, wb_vreg(name_of(&G, v, -j)), src, (wb_opnd){0}));
         }
     for (int e = 0; e < 2; e++)
@@ -2218,6 +2223,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
     if (lp->latch == id) L.body = f->blocks[id];
     else ok = if_convert(&L, lp, live);
     L.nv = f->nvregs;
+    L.entry_live = wb_live_in(live, id, &L.entry_n);
     /* Values read after the loop, or by the original loop for the left-over
      * iterations (names made by if-conversion are never among them). */
     size_t wn = ((size_t)L.nv + 63) / 64;
