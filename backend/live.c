@@ -34,37 +34,29 @@ static void pair_add(pairs *p, int b, int v)
     p->v[p->n++] = v;
 }
 
-/* Per vreg, the blocks of the pairs (counting sort by vreg: a block's pairs stay in
- * the order they were added). at has nv + 1 entries. */
-static int *by_vreg(const pairs *p, int nv, int **at_out)
+/* The values grouped by key, keys 0..nkeys-1 (a counting sort, stable: values of
+ * one key stay in the order they were added). at has nkeys + 1 entries: key k's
+ * values are [at[k], at[k + 1]). */
+static int *group_by(const int *key, const int *val, size_t n, int nkeys, int **at_out)
 {
-    int *at = ws_xcalloc((size_t)nv + 2, sizeof *at);
-    int *blocks = ws_xcalloc(p->n + 1, sizeof *blocks);
-    for (size_t i = 0; i < p->n; i++) at[p->v[i] + 1]++;
-    for (int v = 0; v < nv; v++) at[v + 1] += at[v];
-    int *fill = ws_xcalloc((size_t)nv + 1, sizeof *fill);
-    memcpy(fill, at, sizeof *fill * (size_t)nv);
-    for (size_t i = 0; i < p->n; i++) blocks[fill[p->v[i]]++] = p->b[i];
+    int *at = ws_xcalloc((size_t)nkeys + 2, sizeof *at);
+    int *grouped = ws_xcalloc(n + 1, sizeof *grouped);
+    for (size_t i = 0; i < n; i++) at[key[i] + 1]++;
+    for (int k = 0; k < nkeys; k++) at[k + 1] += at[k];
+    int *fill = ws_xcalloc((size_t)nkeys + 1, sizeof *fill);
+    memcpy(fill, at, sizeof *fill * (size_t)nkeys);
+    for (size_t i = 0; i < n; i++) grouped[fill[key[i]]++] = val[i];
     free(fill);
     *at_out = at;
-    return blocks;
+    return grouped;
 }
 
-/* Per block, the vregs of the pairs (counting sort by block; the pairs come in
- * ascending vreg order, so each block's list is ascending). */
-static int *by_block(const pairs *p, int nb, int **at_out)
-{
-    int *at = ws_xcalloc((size_t)nb + 2, sizeof *at);
-    int *vregs = ws_xcalloc(p->n + 1, sizeof *vregs);
-    for (size_t i = 0; i < p->n; i++) at[p->b[i] + 1]++;
-    for (int b = 0; b < nb; b++) at[b + 1] += at[b];
-    int *fill = ws_xcalloc((size_t)nb + 1, sizeof *fill);
-    memcpy(fill, at, sizeof *fill * (size_t)nb);
-    for (size_t i = 0; i < p->n; i++) vregs[fill[p->b[i]]++] = p->v[i];
-    free(fill);
-    *at_out = at;
-    return vregs;
-}
+/* Per vreg, the blocks of the pairs. */
+static int *by_vreg(const pairs *p, int nv, int **at_out) { return group_by(p->v, p->b, p->n, nv, at_out); }
+
+/* Per block, the vregs of the pairs (the pairs come in ascending vreg order, so
+ * each block's list is ascending). */
+static int *by_block(const pairs *p, int nb, int **at_out) { return group_by(p->b, p->v, p->n, nb, at_out); }
 
 /* What one block reads before writing (gen) and writes (kill), tracked vregs only.
  * mark[v]: bit 1 in gen, bit 2 in kill, for the block being walked. */
