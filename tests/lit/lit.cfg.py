@@ -28,3 +28,11 @@ import shutil
 for tool, feature in (("llvm-dwarfdump-19", "llvm-dwarfdump"), ("gdb-multiarch", "gdb-multiarch")):
     if shutil.which(tool, path=config.environment["PATH"]):
         config.available_features.add(feature)
+
+# A memory ulimit cannot hold under the sanitizers (ASan reserves terabytes of
+# address space for its shadow memory): tests write %{vmem_limit} where a plain
+# build is limited to 1.2 GB of address space, and a sanitizer build is not.
+sanitized = lit_config.params.get("sanitized", "OFF").upper() in ("ON", "1", "TRUE", "YES")
+if sanitized:
+    config.available_features.add("sanitizers")
+config.substitutions.append(("%{vmem_limit}", "true" if sanitized else "ulimit -v 1200000"))
