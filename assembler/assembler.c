@@ -69,6 +69,7 @@ typedef struct as {
     int have_cells;
     int flowctl;            /* .flowctl: the linker times the cells (Warp) */
     long cells_first, cells_last;
+    long grid_width, grid_height; /* .grid: a 2-D cell array on the torus; 0 if none */
     was_sym text_sym;       /* .text itself, for the line program's relocation */
 } as;
 
@@ -727,6 +728,30 @@ static int dir_cells(as *A, dargs *d)
     return 0;
 }
 
+/* `.grid W, H`: the cells of `.cells` form a W x H array on the iWarp torus, the
+ * host at its edges (a 2-D W2 cellprogram): the second line of .warp.cells. */
+static int dir_grid(as *A, dargs *d)
+{
+    int64_t w, h;
+    if (want_args(A, d, 2, 2) != 0) return -1;
+    if (parse_int(A, d->s[0], d->e[0], 1, 32, &w) != 0) return -1;
+    if (parse_int(A, d->s[1], d->e[1], 1, 32, &h) != 0) return -1;
+    const wt_model *m = A->model ? A->model : A->want;
+    if (!m || m->id != WT_MODEL_IWARP)
+        return error_at(A, d->name_pos, "'.grid' needs the iwarp model: a 2-D cell array is a torus of iWarp cells");
+    if (!A->have_cells) return error_at(A, d->name_pos, "'.grid' needs the array's '.cells' before it");
+    if (w * h != A->cells_last - A->cells_first + 1)
+        return error_at(A, d->name_pos, "'.grid %lld, %lld' is %lld cells, but '.cells' gives %ld", (long long)w,
+                        (long long)h, (long long)(w * h), A->cells_last - A->cells_first + 1);
+    if (A->grid_width && (A->grid_width != w || A->grid_height != h))
+        return error_at(A, d->name_pos, "'.grid %lld, %lld' conflicts with the earlier '.grid %ld, %ld'",
+                        (long long)w, (long long)h, A->grid_width, A->grid_height);
+    if (!A->grid_width) ws_buf_printf(&A->u.warp_cells, "grid %lld %lld\n", (long long)w, (long long)h);
+    A->grid_width = (long)w;
+    A->grid_height = (long)h;
+    return 0;
+}
+
 static uint32_t file_index(as *A, const char *name, size_t n)
 {
     for (size_t i = 0; i < A->nfiles; i++)
@@ -1149,6 +1174,8 @@ static void parse_directive(as *A, const char *s, const char *e)
         dir_model(A, &d);
     } else if (strcmp(name, ".cells") == 0) {
         dir_cells(A, &d);
+    } else if (strcmp(name, ".grid") == 0) {
+        dir_grid(A, &d);
     } else if (strcmp(name, ".flowctl") == 0) {
         if (want_args(A, &d, 0, 0) == 0) A->flowctl = 1;
     } else if (strcmp(name, ".gateloc") == 0) {

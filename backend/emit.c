@@ -112,6 +112,26 @@ int wb_emit_module_header(wb_module *mod, const wb_options *opts, ws_buf *out)
         free(ops);
     }
     free(nodes);
+    /* A 2-D cellprogram's array on the torus (docs/design.md, section 4). */
+    nodes = named_md(mod->m, "w2.grid", &n);
+    if (n) {
+        unsigned k;
+        LLVMValueRef *ops = md_operands(nodes[0], &k);
+        long long width, height;
+        if (k != 2 || md_int(ops[0], &width) < 0 || md_int(ops[1], &height) < 0 || width < 1 || height < 1) {
+            free(ops);
+            free(nodes);
+            return wb_error(mod, "malformed !w2.grid");
+        }
+        if (opts->model->id != WT_MODEL_IWARP) {
+            free(ops);
+            free(nodes);
+            return wb_error(mod, "a 2-D cellprogram runs on the iWarp torus only (-mcpu=iwarp)");
+        }
+        ws_buf_printf(out, DIR "%lld, %lld\n", ".grid", width, height);
+        free(ops);
+    }
+    free(nodes);
     nodes = named_md(mod->m, "w2.source", &n);
     if (n) {
         unsigned k;

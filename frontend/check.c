@@ -475,8 +475,28 @@ static void check_for(checker *ck, w2_stmt *s)
     if (v) v->active_loop = NULL;
 }
 
+/* U and D lead along a 2-D cellprogram's columns, on channel Y; L and R along its
+ * rows, on X: each side of a cell has one bus of the torus for the program. */
+static void check_direction(checker *ck, const w2_stmt *s)
+{
+    int vertical = s->dir_name == 'U' || s->dir_name == 'D';
+    if (!ck->prog->cellid_y) {
+        if (vertical)
+            w2_error(ck->c, s->dir_loc, "direction '%c' needs a 2-D cellprogram, whose cells have neighbours "
+                     "up and down (e.g. 'cellprogram (x : 0 : 3, y : 0 : 3)')", s->dir_name);
+        return;
+    }
+    if (vertical && s->chan != W2_CHAN_Y)
+        w2_error(ck->c, s->dir_loc, "in a 2-D cellprogram '%c' leads along the column, on channel Y, not X",
+                 s->dir_name);
+    else if (!vertical && s->chan != W2_CHAN_X)
+        w2_error(ck->c, s->dir_loc, "in a 2-D cellprogram '%c' leads along the row, on channel X; "
+                 "the column's directions are 'U' and 'D', on Y", s->dir_name);
+}
+
 static void check_receive(checker *ck, w2_stmt *s)
 {
+    check_direction(ck, s);
     w2_var *v = check_target(ck, s->lhs, "receive into");
     if (!s->ext) return;
     ck->in_ext = 1;
@@ -487,6 +507,7 @@ static void check_receive(checker *ck, w2_stmt *s)
 
 static void check_send(checker *ck, w2_stmt *s)
 {
+    check_direction(ck, s);
     w2_type t = check_expr(ck, s->rhs);
     if (t == W2_TY_BOOL) {
         w2_error(ck->c, start_of(s->rhs), "sent value is a truth value, not a number (truth values are usable "
@@ -727,6 +748,31 @@ static void check_host(checker *ck, w2_program *prog)
                      pa->name, prog->name, pa->name);
 }
 
+/* A 2-D cellprogram: its rows as its columns, both sides within the torus, and
+ * iWarp, whose torus it runs on (the Warp array is linear). The columns' range
+ * has had the checks of a 1-D program's. */
+static void check_two_d(checker *ck, const w2_program *prog)
+{
+    w2_ctx *c = ck->c;
+    if (!c->opts || !c->opts->iwarp)
+        w2_error(c, prog->cell_loc, "a 2-D cellprogram runs on the iWarp torus only: compile it with -mcpu=iwarp "
+                 "(the Warp array is linear)");
+    if (prog->first <= prog->last && prog->last - prog->first + 1 > W2_MAX_SIDE &&
+        prog->last - prog->first + 1 <= WT_MAX_CELLS)
+        w2_error(c, prog->last_loc, "a 2-D cellprogram of %lld columns; the iWarp torus has at most %d a side",
+                 (long long)(prog->last - prog->first + 1), W2_MAX_SIDE);
+    if (prog->first_y > INT32_MAX)
+        w2_error(c, prog->first_y_loc, "row number is too large");
+    else if (prog->last_y > INT32_MAX)
+        w2_error(c, prog->last_y_loc, "row number is too large");
+    else if (prog->first_y > prog->last_y)
+        w2_error(c, prog->first_y_loc, "first row %lld is after the last row %lld", (long long)prog->first_y,
+                 (long long)prog->last_y);
+    else if (prog->last_y - prog->first_y + 1 > W2_MAX_SIDE)
+        w2_error(c, prog->last_y_loc, "a 2-D cellprogram of %lld rows; the iWarp torus has at most %d a side",
+                 (long long)(prog->last_y - prog->first_y + 1), W2_MAX_SIDE);
+}
+
 int w2_check(w2_ctx *c, w2_program *prog)
 {
     int before = c->diag->errors;
@@ -745,7 +791,9 @@ int w2_check(w2_ctx *c, w2_program *prog)
     else if (prog->last - prog->first + 1 > WT_MAX_CELLS)
         w2_error(c, prog->last_loc, "cellprogram of %lld cells; the array has at most %d",
                  (long long)(prog->last - prog->first + 1), WT_MAX_CELLS);
+    if (prog->cellid_y) check_two_d(&ck, prog);
     if (prog->cellid) declare(&ck, ck.globals, prog->cellid->name, prog->cellid->loc, prog->cellid, NULL);
+    if (prog->cellid_y) declare(&ck, ck.globals, prog->cellid_y->name, prog->cellid_y->loc, prog->cellid_y, NULL);
     /* The misplaced cell variables (check_host), unless the name is taken:
      * that clash would only echo the error already reported. */
     for (w2_var *v = prog->host_vars; v; v = v->next)

@@ -58,6 +58,10 @@ typedef struct lowerer {
     LLVMTypeRef fptosi_type;
     LLVMValueRef fn;                /* the function being lowered */
     int32_t first, last;            /* cellprogram (cid : FIRST : LAST) */
+    /* A 2-D cellprogram (x : X0 : .., y : Y0 : ..): cell number k (0 to W*H-1) is at
+     * column X0 + k mod W, row Y0 + k div W, as the torus numbers its cells. */
+    const w2_var *cell_x, *cell_y;
+    int32_t x0, y0, width, height;
     /* Debug information. */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_cu, di_scope, di_int, di_float, di_fn_type;
@@ -198,6 +202,30 @@ static LLVMValueRef binary(lowerer *lw, w2_expr *e)
     ws_internal_error("unknown binary operator %d", (int)e->op);
 }
 
+/* The cell's column (offset from the first, 0 to W-1) or row (0 to H-1) in a 2-D
+ * cellprogram. A power-of-two width, as every torus of the tests has, takes a mask
+ * or a shift even at -O0. */
+static LLVMValueRef grid_offset(lowerer *lw, int row, const char *name)
+{
+    LLVMValueRef cid = call_rt(lw, RT_CELLID, NULL, 0, "cid");
+    uint32_t w = (uint32_t)lw->width;
+    if ((w & (w - 1)) == 0) {
+        unsigned shift = 0;
+        while ((1u << shift) < w) shift++;
+        return row ? LLVMBuildLShr(lw->b, cid, i32_const(lw, (int32_t)shift), name)
+                   : LLVMBuildAnd(lw->b, cid, i32_const(lw, (int32_t)(w - 1)), name);
+    }
+    return row ? LLVMBuildUDiv(lw->b, cid, i32_const(lw, lw->width), name)
+               : LLVMBuildURem(lw->b, cid, i32_const(lw, lw->width), name);
+}
+
+static LLVMValueRef grid_coordinate(lowerer *lw, int row, const char *name)
+{
+    int32_t base = row ? lw->y0 : lw->x0;
+    LLVMValueRef off = grid_offset(lw, row, base ? "off" : name);
+    return base ? LLVMBuildAdd(lw->b, off, i32_const(lw, base), name) : off;
+}
+
 static LLVMValueRef rvalue(lowerer *lw, w2_expr *e)
 {
     switch (e->kind) {
@@ -209,6 +237,7 @@ static LLVMValueRef rvalue(lowerer *lw, w2_expr *e)
         w2_var *v = e->var;
         if (v->kind == W2_VAR_CELLID) {
             set_loc(lw, e->loc);
+            if (lw->cell_x) return grid_coordinate(lw, v == lw->cell_y, v->name);
             return call_rt(lw, RT_CELLID, NULL, 0, v->name);
         }
         LLVMValueRef addr = element_addr(lw, e);
@@ -279,13 +308,31 @@ typedef LLVMValueRef (*ext_eval)(lowerer *lw, w2_expr *e);
  * not fault there either (an index or divisor that means something only on the
  * end cell). An argument that may fault is evaluated under a test of the cell
  * number, and the other cells take `other` instead. */
+/* Whether the cell is at the edge of a 2-D cellprogram that faces the host on the
+ * statement's side: the first column for L, the last for R, the first row for D,
+ * the last for U. NULL when every cell is (a single column or row). */
+static LLVMValueRef at_grid_edge(lowerer *lw, const w2_stmt *s)
+{
+    int vertical = s->chan == W2_CHAN_Y;
+    int32_t n = vertical ? lw->height : lw->width;
+    if (n == 1) return NULL;
+    LLVMValueRef off = grid_offset(lw, vertical, vertical ? "row" : "col");
+    return LLVMBuildICmp(lw->b, LLVMIntEQ, off, i32_const(lw, s->dir == W2_DIR_L ? 0 : n - 1), "at.edge");
+}
+
 static LLVMValueRef lower_ext(lowerer *lw, const w2_stmt *s, ext_eval eval, LLVMValueRef other)
 {
-    if (!may_fault(s->ext) || lw->first == lw->last) return eval(lw, s->ext);
-    int32_t end = s->dir == W2_DIR_L ? lw->first : lw->last;
+    if (!may_fault(s->ext) || (!lw->cell_x && lw->first == lw->last)) return eval(lw, s->ext);
     set_loc(lw, s->ext->loc);
-    LLVMValueRef cid = call_rt(lw, RT_CELLID, NULL, 0, "cid");
-    LLVMValueRef at_end = LLVMBuildICmp(lw->b, LLVMIntEQ, cid, i32_const(lw, end), "at.end");
+    LLVMValueRef at_end;
+    if (lw->cell_x) {
+        at_end = at_grid_edge(lw, s);
+        if (!at_end) return eval(lw, s->ext);
+    } else {
+        int32_t end = s->dir == W2_DIR_L ? lw->first : lw->last;
+        LLVMValueRef cid = call_rt(lw, RT_CELLID, NULL, 0, "cid");
+        at_end = LLVMBuildICmp(lw->b, LLVMIntEQ, cid, i32_const(lw, end), "at.end");
+    }
     LLVMBasicBlockRef from = LLVMGetInsertBlock(lw->b);
     LLVMBasicBlockRef use = new_block(lw, "ext.use"), join = new_block(lw, "ext.join");
     LLVMBuildCondBr(lw->b, at_end, use, join);
@@ -567,6 +614,14 @@ static void lower_host(lowerer *lw, w2_program *prog)
 LLVMModuleRef w2_lower(w2_ctx *c, w2_program *prog, LLVMContextRef ctx)
 {
     lowerer lw = {.c = c, .ctx = ctx, .first = (int32_t)prog->first, .last = (int32_t)prog->last};
+    if (prog->cellid_y) {
+        lw.cell_x = prog->cellid;
+        lw.cell_y = prog->cellid_y;
+        lw.x0 = (int32_t)prog->first;
+        lw.y0 = (int32_t)prog->first_y;
+        lw.width = (int32_t)(prog->last - prog->first + 1);
+        lw.height = (int32_t)(prog->last_y - prog->first_y + 1);
+    }
     lw.m = LLVMModuleCreateWithNameInContext(c->path, ctx);
     LLVMSetSourceFileName(lw.m, c->path, strlen(c->path));
     LLVMSetDataLayout(lw.m, "e-m:e-p:32:32-i64:32-f64:32-n32-S32");
@@ -602,7 +657,12 @@ LLVMModuleRef w2_lower(w2_ctx *c, w2_program *prog, LLVMContextRef ctx)
     }
     lower_function(&lw, main_fn, "main", prog->cell_loc, prog->begin_loc, NULL, prog->body, prog->end_loc);
 
-    add_named_md(&lw, "w2.cells", (LLVMMetadataRef[]){md_i32(&lw, prog->first), md_i32(&lw, prog->last)}, 2);
+    if (lw.cell_x) {
+        add_named_md(&lw, "w2.cells", (LLVMMetadataRef[]){md_i32(&lw, 0), md_i32(&lw, lw.width * lw.height - 1)}, 2);
+        add_named_md(&lw, "w2.grid", (LLVMMetadataRef[]){md_i32(&lw, lw.width), md_i32(&lw, lw.height)}, 2);
+    } else {
+        add_named_md(&lw, "w2.cells", (LLVMMetadataRef[]){md_i32(&lw, prog->first), md_i32(&lw, prog->last)}, 2);
+    }
     add_named_md(&lw, "w2.source", (LLVMMetadataRef[]){md_str(&lw, c->path)}, 1);
     LLVMDIBuilderFinalize(lw.dib);
     LLVMDisposeDIBuilder(lw.dib);

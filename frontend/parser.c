@@ -22,6 +22,7 @@ typedef struct parser {
     int in_func;            /* inside a function body */
     w2_loc region;          /* where the statement or declaration being parsed starts */
     int shown;              /* the last syntax error was shown (not an echo) */
+    int two_d;              /* a 2-D cellprogram: directions U and D too */
 } parser;
 
 /* ---- Token access ---------------------------------------------------------------- */
@@ -567,6 +568,25 @@ static int side(parser *p, const char *a, const char *b, const char *what)
     return 0;
 }
 
+/* dir := 'L' | 'R' | 'U' | 'D'. U and D are the column neighbours of a 2-D
+ * cellprogram; the checker pairs each direction with its channel, and says what a
+ * 1-D program's U or D would need. */
+static void direction(parser *p, w2_stmt *s)
+{
+    w2_token *t = p->tok;
+    if (t->kind == W2_TK_IDENT && t->len == 1 && strchr("LRUD", t->text[0])) {
+        advance(p);
+        s->dir_name = t->text[0];
+        s->dir_loc = t->loc;
+        s->dir = t->text[0] == 'R' || t->text[0] == 'U';
+        return;
+    }
+    char found[96];
+    w2_tok_describe(t, found, sizeof found);
+    if (p->two_d) error_at(p, t->loc, "expected direction 'L', 'R', 'U' or 'D', found %s", found);
+    else error_at(p, t->loc, "expected direction 'L' or 'R', found %s", found);
+}
+
 /* 'receive' '(' dir ',' chan ',' lvalue [',' ext] ')'
  * 'send' '(' dir ',' chan ',' expr [',' ext] ')' */
 static w2_stmt *transfer(parser *p)
@@ -575,7 +595,7 @@ static w2_stmt *transfer(parser *p)
     int is_send = kw->kind == W2_TK_SEND;
     w2_stmt *s = new_stmt(p, is_send ? W2_ST_SEND : W2_ST_RECEIVE, kw->loc);
     if (!expect(p, W2_TK_LPAREN, is_send ? "after 'send'" : "after 'receive'")) return s;
-    s->dir = side(p, "L", "R", "direction");
+    direction(p, s);
     if (p->panic || !expect(p, W2_TK_COMMA, "after the direction")) return s;
     s->chan = side(p, "X", "Y", "channel");
     if (p->panic || !expect(p, W2_TK_COMMA, "after the channel")) return s;
@@ -855,7 +875,34 @@ static w2_param *param(parser *p)
     return pa;
 }
 
-/* cellprog := 'cellprogram' '(' NAME ':' INT ':' INT ')' 'begin'
+/* The second dimension of a 2-D cellprogram: ',' NAME ':' INT ':' INT, the rows. */
+static void cellprog_y(parser *p, w2_program *prog)
+{
+    advance(p);
+    p->two_d = 1;
+    w2_token *id = expect_ident(p, "the name of the second cell-id variable");
+    if (id) {
+        w2_var *v = new_node(p, sizeof *v);
+        v->name = ident_text(p, id);
+        v->loc = id->loc;
+        v->kind = W2_VAR_CELLID;
+        v->type = W2_TY_INT;
+        prog->cellid_y = v;
+    }
+    w2_token *first = NULL, *last = NULL;
+    if (!p->panic && expect(p, W2_TK_COLON, "after the second cell-id variable"))
+        first = expect(p, W2_TK_INTLIT, "as the first row number");
+    if (!p->panic && expect(p, W2_TK_COLON, "after the first row number"))
+        last = expect(p, W2_TK_INTLIT, "as the last row number");
+    if (first && last) {
+        prog->first_y = first->ival > INT32_MAX ? INT32_MAX + 1LL : (int64_t)first->ival;
+        prog->last_y = last->ival > INT32_MAX ? INT32_MAX + 1LL : (int64_t)last->ival;
+        prog->first_y_loc = first->loc;
+        prog->last_y_loc = last->loc;
+    }
+}
+
+/* cellprog := 'cellprogram' '(' NAME ':' INT ':' INT [',' NAME ':' INT ':' INT] ')' 'begin'
  *             {funcdef | decl} stmts 'end' */
 static void cellprog(parser *p, w2_program *prog)
 {
@@ -877,13 +924,17 @@ static void cellprog(parser *p, w2_program *prog)
             first = expect(p, W2_TK_INTLIT, "as the first cell number");
         if (!p->panic && expect(p, W2_TK_COLON, "after the first cell number"))
             last = expect(p, W2_TK_INTLIT, "as the last cell number");
-        if (!p->panic) expect(p, W2_TK_RPAREN, "after the last cell number");
         if (first && last) {
             prog->first = first->ival > INT32_MAX ? INT32_MAX + 1LL : (int64_t)first->ival;
             prog->last = last->ival > INT32_MAX ? INT32_MAX + 1LL : (int64_t)last->ival;
             prog->first_loc = first->loc;
             prog->last_loc = last->loc;
         }
+        int two_d = !p->panic && at(p, W2_TK_COMMA);
+        if (two_d) cellprog_y(p, prog);
+        if (!p->panic && two_d && at(p, W2_TK_COMMA))
+            error_at(p, p->tok->loc, "a cellprogram has one or two cell-id variables: the iWarp torus is 2-D");
+        if (!p->panic) expect(p, W2_TK_RPAREN, two_d ? "after the last row number" : "after the last cell number");
     }
     if (p->panic) {
         while (!at(p, W2_TK_BEGIN) && !at(p, W2_TK_EOF)) advance(p);

@@ -11,6 +11,7 @@
 typedef struct w2_options {
     int debug_info;   /* -g: emit LLVM debug information */
     int werror;       /* -Werror */
+    int iwarp;        /* -mcpu=iwarp: 2-D cellprograms (the torus) are allowed */
 } w2_options;
 
 /* Compiles the W2 source `text` (named `path` in diagnostics) into a new module in

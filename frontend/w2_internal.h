@@ -25,6 +25,8 @@
  * in time quadratic in their length, so a hostile chain of 100000 functions is
  * refused here rather than compiled for hours. */
 #define W2_MAX_CALL_DEPTH 256
+/* A 2-D cellprogram's side: the iWarp torus has at most 32 cells a side. */
+#define W2_MAX_SIDE 32
 
 typedef struct w2_loc {
     int line, col;          /* 1-based; col counts bytes */
@@ -197,7 +199,10 @@ struct w2_stmt {
     w2_expr *cond;          /* WHILE, IF */
     struct w2_stmt *body;   /* FOR, WHILE, BLOCK; IF: the then branch */
     struct w2_stmt *els;    /* IF */
-    int dir, chan;          /* RECEIVE, SEND */
+    int dir, chan;          /* RECEIVE, SEND: U is the side toward y+1 (dir R on channel Y), D
+                               the side toward y-1 (dir L on Y) */
+    char dir_name;          /* RECEIVE, SEND: the direction as written: 'L', 'R', 'U' or 'D' */
+    w2_loc dir_loc;
     w2_expr *ext;           /* RECEIVE, SEND: the fourth argument, or NULL */
     const char *callee;     /* CALL */
     w2_loc callee_loc;
@@ -250,6 +255,11 @@ typedef struct w2_program {
     w2_var *cellid;         /* the cell-id variable */
     int64_t first, last;    /* cellprogram (cid : FIRST : LAST) */
     w2_loc first_loc, last_loc;
+    /* A 2-D cellprogram (x : X0 : X1, y : Y0 : Y1): cellid is x, cellid_y is y, and
+     * the cells form an (X1-X0+1) x (Y1-Y0+1) array on the iWarp torus. */
+    w2_var *cellid_y;
+    int64_t first_y, last_y;
+    w2_loc first_y_loc, last_y_loc;
     w2_loc cell_loc;        /* 'cellprogram' */
     w2_loc begin_loc, end_loc;
     w2_item *items;

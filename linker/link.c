@@ -265,13 +265,23 @@ static int merge_cells(wld_obj *objs, size_t n, ws_buf *out)
     for (size_t i = 0; i < n; i++) {
         const wld_obj *o = &objs[i];
         if (!o->has_cells) continue;
+        if (o->cells_v[3] && o->model == WT_MODEL_WARP)
+            return wld_error(o->path, "a %ux%u grid of cells needs the iWarp model (the Warp array is linear)",
+                             o->cells_v[3], o->cells_v[4]);
         if (!first) {
             first = o;
             ws_buf_printf(out, "%u %u %u\n", o->cells_v[0], o->cells_v[1], o->cells_v[2]);
-        } else if (memcmp(o->cells_v, first->cells_v, sizeof o->cells_v) != 0) {
+            if (o->cells_v[3]) ws_buf_printf(out, "grid %u %u\n", o->cells_v[3], o->cells_v[4]);
+        } else if (memcmp(o->cells_v, first->cells_v, 3 * sizeof o->cells_v[0]) != 0) {
             return wld_error(o->path, "cells %u..%u (skew %u) do not agree with %u..%u (skew %u) in %s",
                              o->cells_v[0], o->cells_v[1], o->cells_v[2], first->cells_v[0], first->cells_v[1],
                              first->cells_v[2], first->path);
+        } else if (o->cells_v[3] != first->cells_v[3] || o->cells_v[4] != first->cells_v[4]) {
+            char mine[40] = "a linear array", theirs[40] = "a linear array";
+            if (o->cells_v[3]) snprintf(mine, sizeof mine, "a %ux%u grid", o->cells_v[3], o->cells_v[4]);
+            if (first->cells_v[3])
+                snprintf(theirs, sizeof theirs, "a %ux%u grid", first->cells_v[3], first->cells_v[4]);
+            return wld_error(o->path, "its cells form %s, but those of %s %s", mine, first->path, theirs);
         }
     }
     /* An image always says which cells run it; a program that never declared a

@@ -152,6 +152,22 @@ static int read_cells(wld_obj *o, const char *p, uint32_t size)
         o->cells_v[k] = (uint32_t)v;
         p++;
     }
+    /* A 2-D cell array's second line, `grid W H` (docs/design.md, section 4). */
+    if (p != end && end - p >= 5 && memcmp(p, "grid ", 5) == 0) {
+        p += 5;
+        for (int k = 3; k < 5; k++) {
+            uint64_t v = 0;
+            const char *s = p;
+            while (p < end && *p >= '0' && *p <= '9' && p - s < 3) v = v * 10 + (uint64_t)(*p++ - '0');
+            if (p == s || v < 1 || v > 32 || p == end || *p != (k < 4 ? ' ' : '\n'))
+                return wld_error(o->path, ".warp.cells: expected 'grid W H' (1 to 32 cells a side) on its second line");
+            o->cells_v[k] = (uint32_t)v;
+            p++;
+        }
+        if ((uint64_t)o->cells_v[3] * o->cells_v[4] != (uint64_t)o->cells_v[1] - o->cells_v[0] + 1)
+            return wld_error(o->path, ".warp.cells: a %ux%u grid is not the %u cells %u..%u", o->cells_v[3],
+                             o->cells_v[4], o->cells_v[1] - o->cells_v[0] + 1, o->cells_v[0], o->cells_v[1]);
+    }
     if (p != end || o->cells_v[0] > o->cells_v[1])
         return wld_error(o->path, ".warp.cells is not 'FIRST LAST SKEW'");
     if (o->cells_v[1] - o->cells_v[0] + 1 > WT_MAX_CELLS)

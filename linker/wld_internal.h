@@ -74,7 +74,7 @@ typedef struct wld_obj {
     const char *cells;
     uint32_t cells_size;
     int has_cells;
-    uint32_t cells_v[3];
+    uint32_t cells_v[5];     /* FIRST LAST SKEW, and a 2-D array's W H (0 0 if linear) */
     const uint8_t *lines;
     uint32_t nlines;
     const uint8_t *gates;    /* .warp.gates: address, line, column, file | queue << 16 | send << 24 */

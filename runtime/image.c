@@ -237,13 +237,42 @@ static int load_cells(loader *L, const GElf_Shdr *sh)
     if (!bad) {
         skip_blanks(&p);
         if (*p == '\n') p++;
-        bad = *p != 0;
     }
+    /* A 2-D cellprogram's second line: its cells form a W x H grid on the torus. */
+    uint32_t grid[2] = {0, 0};
+    int bad_grid = 0;
+    if (!bad && strncmp(p, "grid ", 5) == 0) {
+        p += 5;
+        for (int i = 0; i < 2 && !bad_grid; i++) {
+            skip_blanks(&p);
+            bad_grid = parse_uint(&p, WCA_MAX_SIDE, &grid[i]) != 0 || grid[i] == 0;
+        }
+        skip_blanks(&p);
+        if (*p == '\n') p++;
+    }
+    if (!bad) bad = *p != 0;
     free(text);
+    if (bad_grid) return fail(L, "bad .warp.cells: expected 'grid W H' (1 to %d cells a side) on its second line",
+                              WCA_MAX_SIDE);
     if (bad) return fail(L, "bad .warp.cells: expected one line 'FIRST LAST SKEW'");
     if (v[0] > v[1]) return fail(L, "bad .warp.cells: first cell %u after last cell %u", v[0], v[1]);
     if ((uint64_t)v[1] - v[0] + 1 > WSIM_MAX_CELLS)
         return fail(L, "bad .warp.cells: %llu cells, at most %d", (unsigned long long)v[1] - v[0] + 1, WSIM_MAX_CELLS);
+    if (grid[0] && (uint64_t)grid[0] * grid[1] != (uint64_t)v[1] - v[0] + 1)
+        return fail(L, "bad .warp.cells: a %ux%u grid is not the %llu cells %u..%u", grid[0], grid[1],
+                    (unsigned long long)v[1] - v[0] + 1, v[0], v[1]);
+    if (grid[0] && !L->img->model->logical_channels)
+        return fail(L, "bad .warp.cells: a grid of cells needs an iWarp image (the Warp array is linear)");
+    L->img->grid_width = (int)grid[0];
+    L->img->grid_height = (int)grid[1];
+    if (grid[0]) {
+        /* A 2-D cellprogram runs on its own torus, the host at the edges. */
+        wca_config_default(&L->img->grid_comm);
+        L->img->grid_comm.topology = WCA_TORUS;
+        L->img->grid_comm.width = (int)grid[0];
+        L->img->grid_comm.height = (int)grid[1];
+        L->img->grid_comm.host_edges = 1;
+    }
     L->img->first_cell = (int)v[0];
     L->img->last_cell = (int)v[1];
     L->img->skew = negative ? -(int32_t)v[2] : (int32_t)v[2];
@@ -605,6 +634,7 @@ void wrt_sim_program(const wrt_image *img, wsim_program *out)
     out->last_cell = img->last_cell;
     out->skew = img->skew;
     out->flow_controlled = img->flow_controlled;
+    if (img->grid_width) out->comm = &img->grid_comm;
     out->where = image_where;
     out->where_ctx = (void *)img;
 }

@@ -35,6 +35,11 @@ typedef struct wrt_line {
 typedef struct wrt_image {
     const wt_model *model;
     int first_cell, last_cell;
+    /* A 2-D cellprogram's cells form a grid_width x grid_height array on the torus,
+     * the host at its edges (grid_comm, which wrt_sim_program hands on); 0 0 for a
+     * linear array. */
+    int grid_width, grid_height;
+    wca_config grid_comm;
     int32_t skew;            /* cell k starts k*skew clocks after cell 0 (negative: the last first) */
     int flow_controlled;     /* WT_EF_FLOWCTL: the skew was computed; a queue wait is a compiler bug */
     int timing_changed;      /* WT_EF_FLOWCTL, but the code, data or cells are not what the linker
@@ -67,7 +72,8 @@ const wrt_line *wrt_line_for_pc(const wrt_image *img, uint32_t pc);
 const wrt_symbol *wrt_func_for_pc(const wrt_image *img, uint32_t pc);
 const wrt_host_array *wrt_host_find(const wrt_image *img, const char *name);
 
-/* The simulator's view of the image (pointers into img, which must outlive it). */
+/* The simulator's view of the image (pointers into img, which must outlive it); a
+ * 2-D cellprogram's comm is its torus with the host at the edges. */
 void wrt_sim_program(const wrt_image *img, wsim_program *out);
 
 /* Reads whitespace-separated numbers into host array `name`. -1 and a reason in err

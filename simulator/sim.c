@@ -214,8 +214,8 @@ static void hfifo_push(wsim_hfifo *f, uint32_t val, uint32_t pc, uint64_t time);
 static void host_sink(void *ctx, int cell, unsigned bus, uint32_t word, uint64_t arrival)
 {
     wsim *s = ctx;
-    (void)cell;
-    hfifo_push(&s->sink[(bus + 2) & 3], word, 0, arrival);
+    hfifo_push(&s->sink[cell * WT_NQUEUES + ((bus + 2) & 3)], word, 0, arrival);
+    s->sink_n++;
 }
 
 /* iWarp: every cell's gates lead to its communication agent. */
@@ -241,6 +241,19 @@ static int make_agents(wsim *s, const wca_config *given, int systolic, char *err
         for (unsigned q = 0; q < WT_NQUEUES; q++) c->feedq[q] = wca_feed_queue(s->comm, k, q);
     }
     return 0;
+}
+
+/* The sides (bit q) on which cell k faces the host: the ends of a linear array,
+ * the edges of a torus whose edges lead to the host (a 2-D cellprogram). */
+static unsigned host_sides(const wsim_program *p, int k, int ncells)
+{
+    const wca_config *g = p->comm;
+    if (p->model->logical_channels && g && g->topology == WCA_TORUS && g->host_edges) {
+        int x = k % g->width, y = k / g->width;
+        return (x == 0 ? 1u << WT_Q_XL : 0) | (x == g->width - 1 ? 1u << WT_Q_XR : 0) |
+               (y == 0 ? 1u << WT_Q_YL : 0) | (y == g->height - 1 ? 1u << WT_Q_YR : 0);
+    }
+    return (k == 0 ? 1u << WT_Q_XL | 1u << WT_Q_YL : 0) | (k == ncells - 1 ? 1u << WT_Q_XR | 1u << WT_Q_YR : 0);
 }
 
 wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
@@ -301,13 +314,10 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
     s->host_size = p->host_size;
     s->host = ws_xcalloc(p->host_size ? p->host_size : 1, 1);
     s->msg = ws_xstrdup("");
-    for (int q = 0; q < WT_NQUEUES; q++) {
-        s->sink[q].cap = s->addr[q].cap = 16;
-        s->sink[q].e = ws_xcalloc(16, sizeof(wsim_hentry));
-        s->addr[q].e = ws_xcalloc(16, sizeof(wsim_hentry));
-    }
-
     s->ncells = p->last_cell - p->first_cell + 1;
+    s->sink = ws_xcalloc((size_t)s->ncells * WT_NQUEUES, sizeof *s->sink);
+    s->addr = ws_xcalloc((size_t)s->ncells * WT_NQUEUES, sizeof *s->addr);
+    s->ends = ws_xcalloc((size_t)s->ncells * WT_NQUEUES, sizeof *s->ends);
     s->cells = ws_xcalloc((size_t)s->ncells, sizeof *s->cells);
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
@@ -322,9 +332,15 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
         c->rstack = ws_xcalloc(m->ret_stack_depth ? m->ret_stack_depth : 1, sizeof *c->rstack);
         c->wheel = ws_xcalloc((size_t)wheel_slots * s->wheel_cap, sizeof *c->wheel);
         c->wheel_n = ws_xcalloc(wheel_slots, sizeof *c->wheel_n);
-        if (k == 0) c->feed_live |= 1u << WT_Q_XL | 1u << WT_Q_YL;
-        if (k == s->ncells - 1) c->feed_live |= 1u << WT_Q_XR | 1u << WT_Q_YR;
+        c->feed_live = (uint8_t)host_sides(p, k, s->ncells);
         c->addr_live = c->feed_live;
+        for (unsigned q = 0; q < WT_NQUEUES; q++) {
+            if (!(c->feed_live & (1u << q))) continue;
+            s->ends[s->nends++] = k * WT_NQUEUES + (int)q;
+            s->sink[k * WT_NQUEUES + q].cap = s->addr[k * WT_NQUEUES + q].cap = 16;
+            s->sink[k * WT_NQUEUES + q].e = ws_xcalloc(16, sizeof(wsim_hentry));
+            s->addr[k * WT_NQUEUES + q].e = ws_xcalloc(16, sizeof(wsim_hentry));
+        }
         if (!s->code_for[c->feed_live]) {
             wsim_bundle *v = ws_xcalloc(p->ncode, sizeof *v);
             for (uint32_t i = 0; i < p->ncode; i++) specialise(&s->code[i], c->feed_live, &v[i]);
@@ -369,10 +385,13 @@ void wsim_free(wsim *s)
         free(c->wheel);
         free(c->wheel_n);
     }
-    for (int q = 0; q < WT_NQUEUES; q++) {
-        free(s->sink[q].e);
-        free(s->addr[q].e);
+    for (size_t i = 0; s->sink && i < (size_t)s->ncells * WT_NQUEUES; i++) {
+        free(s->sink[i].e);
+        free(s->addr[i].e);
     }
+    free(s->sink);
+    free(s->addr);
+    free(s->ends);
     wca_free(s->comm);
     free(s->cells);
     free(s->code);
@@ -388,12 +407,13 @@ static void hfifo_push(wsim_hfifo *f, uint32_t val, uint32_t pc, uint64_t time)
 {
     if (f->count == f->cap) {
         /* Rare (the host keeps up with every send that names an address): grow and unwrap. */
-        wsim_hentry *e = ws_xmalloc(2 * f->cap * sizeof *e);
+        size_t cap = f->cap ? 2 * f->cap : 16;
+        wsim_hentry *e = ws_xmalloc(cap * sizeof *e);
         for (size_t i = 0; i < f->count; i++) e[i] = f->e[(f->head + i) & (f->cap - 1)];
         free(f->e);
         f->e = e;
         f->head = 0;
-        f->cap *= 2;
+        f->cap = cap;
     }
     wsim_hentry *x = &f->e[(f->head + f->count++) & (f->cap - 1)];
     x->val = val;
@@ -438,13 +458,17 @@ static __attribute__((noinline)) void land_other(wsim *s, wsim_cell *c, uint64_t
     if (d < WT_OPND_FEED) {
         wca_queue *q = c->out[d - WT_OPND_GATE];
         if (q) queue_land(s, q, w->val, w->tag, s->comm ? t : t + s->link, t);
-        else hfifo_push(&s->sink[d - WT_OPND_GATE], w->val, w->pc, t + s->link);
+        else {
+            hfifo_push(&s->sink[(c - s->cells) * WT_NQUEUES + d - WT_OPND_GATE], w->val, w->pc, t + s->link);
+            s->sink_n++;
+        }
     } else if (wt_opnd_is_pgate(d)) {
         queue_land(s, c->out[WT_NQUEUES + d - WT_OPND_PGATE], w->val, w->tag, t, t);
     } else if (wt_opnd_is_feed(d)) {
         queue_land(s, c->feedq[d - WT_OPND_FEED], w->val, WT_MARK_DATA, t, t);
     } else if (wt_opnd_is_addr(d)) {
-        hfifo_push(&s->addr[d - WT_OPND_ADDR], w->val, w->pc, t);
+        hfifo_push(&s->addr[(c - s->cells) * WT_NQUEUES + d - WT_OPND_ADDR], w->val, w->pc, t);
+        s->addr_n++;
     } else {
         char why[200];
         int k = (int)(c - s->cells);
@@ -456,8 +480,8 @@ static __attribute__((noinline)) void land_other(wsim *s, wsim_cell *c, uint64_t
 /* The host stores each word an end cell sent it at the address that cell gave. */
 static void host_pair(wsim *s, uint64_t t)
 {
-    for (int q = 0; q < WT_NQUEUES; q++) {
-        wsim_hfifo *w = &s->sink[q], *a = &s->addr[q];
+    for (int i = 0; i < s->nends; i++) {
+        wsim_hfifo *w = &s->sink[s->ends[i]], *a = &s->addr[s->ends[i]];
         while (w->count && a->count && w->e[w->head].time <= t) {
             uint32_t val = w->e[w->head].val;
             uint32_t addr = a->e[a->head].val, pc = a->e[a->head].pc;
@@ -465,9 +489,11 @@ static void host_pair(wsim *s, uint64_t t)
             a->head = (a->head + 1) & (a->cap - 1);
             w->count--;
             a->count--;
+            s->sink_n--;
+            s->addr_n--;
             if (addr == 0xFFFFFFFFu) continue;
             if ((addr & 3) || s->host_size < 4 || addr > s->host_size - 4) {
-                int cell = q < WT_Q_XR ? 0 : s->ncells - 1;
+                int cell = s->ends[i] / WT_NQUEUES;
                 wsim_fault(s, cell, pc, "host store to address 0x%x %s (host memory is %u bytes)",
                             addr, (addr & 3) ? "is misaligned" : "is outside host memory", s->host_size);
                 return;
@@ -496,12 +522,7 @@ static void begin_clock(wsim *s)
         s->agent_clock = t + 1;
         s->agent_progress = wca_step(s->comm, t);
     }
-    for (int q = 0; q < WT_NQUEUES; q++) {
-        if (s->sink[q].count && s->addr[q].count) {
-            host_pair(s, t);
-            break;
-        }
-    }
+    if (s->sink_n && s->addr_n) host_pair(s, t);
     if (s->status == WSIM_RUNNING && s->nhalted == s->ncells && wsim_horizon(s) <= t && !s->agent_progress)
         s->status = WSIM_DONE;
 }
@@ -855,12 +876,7 @@ static void warp_clock(wsim *s)
     wsim_cell *cells = s->cells;
     if (cells[0].wheel_n[slot]) land(s, &cells[0], t, slot);
     if (last > 0 && cells[last].wheel_n[slot]) land(s, &cells[last], t, slot);
-    for (int q = 0; q < WT_NQUEUES; q++) {
-        if (s->sink[q].count && s->addr[q].count) {
-            host_pair(s, t);
-            break;
-        }
-    }
+    if (s->sink_n && s->addr_n) host_pair(s, t);
     int issued = 0;
     if (s->status == WSIM_RUNNING) {
         for (; k <= last; k++) {

@@ -162,7 +162,13 @@ struct wsim {
     int agent_progress;      /* they changed something in that clock */
     uint8_t *host;
     uint32_t host_size;
-    wsim_hfifo sink[WT_NQUEUES], addr[WT_NQUEUES];
+    /* By cell * WT_NQUEUES + q, for the sides facing the host (`ends`): the words
+     * the cell sent the host, the addresses it gave for them. sink_n and addr_n
+     * count the entries of all, so a clock with nothing to pair skips them. */
+    wsim_hfifo *sink, *addr;
+    int *ends;
+    int nends;
+    size_t sink_n, addr_n;
     char *msg;
 };
 

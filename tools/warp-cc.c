@@ -195,7 +195,7 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
     ws_diag diag;
     ws_diag_init(&diag, path, text, len);
     diag.werror = d->werror;
-    w2_options fopts = {.debug_info = d->debug_info, .werror = d->werror};
+    w2_options fopts = {.debug_info = d->debug_info, .werror = d->werror, .iwarp = d->model->id == WT_MODEL_IWARP};
     LLVMContextRef ctx = LLVMContextCreate();
     LLVMModuleRef m = w2_compile(path, text, len, &fopts, ctx, &diag);
     ws_buf asm_text = {0};

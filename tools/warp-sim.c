@@ -34,6 +34,7 @@ typedef struct options {
     uint64_t max_cycles;        /* 0: the default guard */
     const char *deadlock_dot;   /* --deadlock-dot FILE */
     wca_config comm;            /* --topology, --channels */
+    int topology_given;
     int channels_given;
     wsim_pictures pictures;     /* --trace, --vcd, --heatmap, --heatmap-by, --trace-window */
 } options;
@@ -49,7 +50,8 @@ static void usage(FILE *out)
             "  --stats            print the cycle count and per-cell figures on standard error\n"
             "  --max-cycles N     stop after N cycles (exit status 4); default %llu, or\n"
             "                     %llu divided by the number of cells if that is less\n"
-            "  --topology T       iWarp: 'linear' (default) or 'torus:WxH' (W*H cells)\n"
+            "  --topology T       iWarp: 'linear' (default) or 'torus:WxH' (W*H cells); a 2-D\n"
+            "                     cellprogram's image gives its own torus\n"
             "  --channels R,O     iWarp: reservation and open channels on each bus (default 2,1)\n"
             "  --deadlock-dot F   on a deadlock, write the wait-for graph to F (Graphviz)\n"
             "  --trace F          write a Chrome/Perfetto trace-event JSON of the run to F\n"
@@ -154,6 +156,7 @@ static int parse_args(int argc, char **argv, options *o)
         } else if ((v = option_value(argc, argv, &i, "--topology", &missing)) != NULL) {
             char err[200];
             if (wca_parse_topology(v, &o->comm, err, sizeof err) != 0) return usage_error("%s", err);
+            o->topology_given = 1;
         } else if ((v = option_value(argc, argv, &i, "--channels", &missing)) != NULL) {
             char err[200];
             if (wca_parse_channels(v, &o->comm, err, sizeof err) != 0) return usage_error("%s", err);
@@ -297,7 +300,23 @@ static int run(const options *o)
         wrt_image_free(img);
         return 1;
     }
-    prog.comm = &o->comm;
+    /* A 2-D cellprogram's image names its torus, whose edges lead to the host. */
+    wca_config comm = o->comm;
+    if (img->grid_width) {
+        if (o->topology_given && (comm.topology != WCA_TORUS || comm.width != img->grid_width ||
+                                  comm.height != img->grid_height)) {
+            fprintf(stderr, "warp-sim: %s: the program is a 2-D cellprogram of %dx%d cells: it runs on the "
+                            "torus:%dx%d topology only\n", o->image, img->grid_width, img->grid_height,
+                    img->grid_width, img->grid_height);
+            wrt_image_free(img);
+            return 1;
+        }
+        comm.topology = WCA_TORUS;
+        comm.width = img->grid_width;
+        comm.height = img->grid_height;
+        comm.host_edges = 1;
+    }
+    prog.comm = &comm;
     wsim *sim = wsim_new(&prog, err, sizeof err);
     if (!sim) {
         fprintf(stderr, "warp-sim: %s: %s\n", o->image, err);

@@ -64,6 +64,7 @@ int wca_parse_topology(const char *text, wca_config *cfg, char *err, size_t errl
     if (strcmp(text, "linear") == 0) {
         cfg->topology = WCA_LINEAR;
         cfg->width = cfg->height = 0;
+        cfg->host_edges = 0;
         return 0;
     }
     unsigned w, h;
@@ -78,6 +79,7 @@ int wca_parse_topology(const char *text, wca_config *cfg, char *err, size_t errl
             cfg->topology = WCA_TORUS;
             cfg->width = (int)w;
             cfg->height = (int)h;
+            cfg->host_edges = 0;
             return 0;
         }
     }
@@ -100,7 +102,8 @@ int wca_parse_channels(const char *text, wca_config *cfg, char *err, size_t errl
 
 /* ---- Construction ------------------------------------------------------------------ */
 
-/* The cell at the far end of output bus d, or -1 (the host past a linear array's end). */
+/* The cell at the far end of output bus d, or -1 (the host past a linear array's
+ * end, or past a torus's edge with host_edges). */
 static int neighbour_of(const wca_config *cfg, int ncells, int k, unsigned d)
 {
     if (cfg->topology == WCA_LINEAR) {
@@ -109,6 +112,9 @@ static int neighbour_of(const wca_config *cfg, int ncells, int k, unsigned d)
         return nb >= 0 && nb < ncells ? nb : -1;
     }
     int w = cfg->width, h = cfg->height, x = k % w, y = k / w;
+    if (cfg->host_edges && ((d == WCA_XLEFT && x == 0) || (d == WCA_XRIGHT && x == w - 1) ||
+                            (d == WCA_YDOWN && y == 0) || (d == WCA_YUP && y == h - 1)))
+        return -1;
     switch (d) {
     case WCA_XRIGHT: x = (x + 1) % w; break;
     case WCA_XLEFT: x = (x + w - 1) % w; break;

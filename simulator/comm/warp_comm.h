@@ -95,13 +95,17 @@ typedef enum wca_topology {
      * left one (iWarp's buses are independent, sec. 4, so this wiring is legal). */
     WCA_LINEAR,
     /* W x H cells, cell (x, y) at index y*W + x; X wraps along rows, Y along columns
-     * (YUp toward y+1). No host link. */
+     * (YUp toward y+1). No host link, unless host_edges. */
     WCA_TORUS
 } wca_topology;
 
 typedef struct wca_config {
     wca_topology topology;
     int width, height;           /* torus; a linear array is ncells x 1 */
+    /* Torus: the buses that would wrap around lead to and from the host instead, as
+     * past the ends of a linear array: XLeft of column 0, XRight of column W-1,
+     * YDown of row 0 and YUp of row H-1 (a 2-D W2 cellprogram; the image says so). */
+    int host_edges;
     /* Static allocation (sec. 5.1): on every bus, channels 0..res-1 belong to the
      * reservation pool and res..res+open-1 to the open pool; each cell's input
      * channels past 4*(res+open) are local, fed by its computation or memory agent. */
@@ -124,8 +128,9 @@ typedef struct wca wca;
 
 typedef struct wca_hooks {
     void *ctx;
-    /* A word an end cell sent past the end of a linear array, reaching the host at
-     * `arrival`; bus is the end cell's output bus. */
+    /* A word an end cell sent past the end of a linear array (or an edge cell off
+     * the edge of a torus with host_edges), reaching the host at `arrival`; bus is
+     * that cell's output bus. */
     void (*host_sink)(void *ctx, int cell, unsigned bus, uint32_t word, uint64_t arrival);
 } wca_hooks;
 
