@@ -86,6 +86,21 @@ wdb *wdb_new(const char *image, const wdb_options *opts, char *err, size_t errle
         wrt_image_free(img);
         return NULL;
     }
+    /* A 2-D cellprogram runs on the torus its image names, as under warp-sim. */
+    if (img->grid_width) {
+        if (opts && opts->topology && (comm.topology != WCA_TORUS || comm.width != img->grid_width ||
+                                       comm.height != img->grid_height)) {
+            snprintf(err, errlen, "the program is a 2-D cellprogram of %dx%d cells: it runs on the torus:%dx%d "
+                     "topology only", img->grid_width, img->grid_height, img->grid_width, img->grid_height);
+            wdb_dwarf_free(dw);
+            wrt_image_free(img);
+            return NULL;
+        }
+        comm.topology = WCA_TORUS;
+        comm.width = img->grid_width;
+        comm.height = img->grid_height;
+        comm.host_edges = 1;
+    }
     wdb *d = ws_xcalloc(1, sizeof *d);
     d->image = ws_xstrdup(image);
     d->comm = comm;
