@@ -403,6 +403,10 @@ static int link_words(const wsim_tracer *tr, int from, unsigned d, uint64_t *wor
     int to;
     if (torus) {
         int w = s->comm_cfg.width, h = s->comm_cfg.height, x = from % w, y = from / w;
+        /* With host edges (a 2-D cellprogram) the buses that would wrap lead to the host. */
+        if (s->comm_cfg.host_edges && ((d == WCA_XRIGHT && x == w - 1) || (d == WCA_XLEFT && x == 0) ||
+                                       (d == WCA_YUP && y == h - 1) || (d == WCA_YDOWN && y == 0)))
+            return -1;
         if (d == WCA_XRIGHT) x = (x + 1) % w;
         else if (d == WCA_XLEFT) x = (x + w - 1) % w;
         else if (d == WCA_YUP) y = (y + 1) % h;
