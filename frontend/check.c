@@ -539,6 +539,39 @@ static void check_send(checker *ck, w2_stmt *s)
     }
 }
 
+/* An argument of sendmsg or receivemsg that must be an int value. */
+static void message_int(checker *ck, w2_expr *e, const char *stmt, const char *what)
+{
+    w2_type t = check_expr(ck, e);
+    if (t == W2_TY_FLOAT)
+        w2_error(ck->c, start_of(e), "%s of '%s' must be int, found float; convert it with int(...)", what, stmt);
+    else if (t == W2_TY_BOOL)
+        w2_error(ck->c, start_of(e), "%s of '%s' must be int, found a truth value", what, stmt);
+}
+
+/* sendmsg (cell, block, words) and receivemsg (block, words, source [, length]):
+ * the block is a cell variable or element, where the words start; the source and
+ * length go into int variables. */
+static void check_message(checker *ck, w2_stmt *s)
+{
+    int send = s->kind == W2_ST_MSGSEND;
+    const char *stmt = send ? "sendmsg" : "receivemsg";
+    if (send) message_int(ck, s->rhs, stmt, "the destination cell");
+    w2_var *v = send ? check_name(ck, s->lhs, 0) : check_target(ck, s->lhs, "receive a message into");
+    if (v && v->kind == W2_VAR_CELLID)
+        w2_error(ck->c, s->lhs->loc, "'%s' is the cell-id variable, which lives in no memory to send from", v->name);
+    message_int(ck, s->limit, stmt, "the number of words");
+    w2_expr *outs[2] = {s->ext, send ? NULL : s->rhs};
+    static const char *const names[2] = {"source cell", "length"};
+    for (int i = 0; i < 2; i++) {
+        if (!outs[i]) continue;
+        w2_var *o = check_target(ck, outs[i], "receive a message's source or length into");
+        if (o && o->type != W2_TY_INT)
+            w2_error(ck->c, outs[i]->loc, "the %s of '%s' goes into an int variable, but '%s' is float", names[i],
+                     stmt, o->name);
+    }
+}
+
 /* Appends to the work list the functions that the statements s call, and
  * says whether one of those calls names `target`. Statement nesting is bounded
  * by the parser, so this recursion is too. */
@@ -662,6 +695,10 @@ static void check_stmt(checker *ck, w2_stmt *s)
         break;
     case W2_ST_CALL:
         check_call(ck, s);
+        break;
+    case W2_ST_MSGSEND:
+    case W2_ST_MSGRECV:
+        check_message(ck, s);
         break;
     }
 }

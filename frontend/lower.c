@@ -66,6 +66,8 @@ typedef struct lowerer {
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_cu, di_scope, di_int, di_float, di_fn_type;
     int full_debug;
+    /* Message passing (lower_message): the argument block and the runtime's entries. */
+    LLVMValueRef main_fn, msg_args, msg_send, msg_recv, msg_flush;
 } lowerer;
 
 /* ---- Types, locations, runtime functions ------------------------------------------ */
@@ -382,6 +384,78 @@ static void lower_send(lowerer *lw, w2_stmt *s)
     call_rt(lw, RT_DEST, (LLVMValueRef[]){q, haddr}, 2, "");
 }
 
+/* sendmsg and receivemsg call the message-passing runtime (runtime/msg_w2.s), a
+ * W2-style function without parameters: the arguments go through the global
+ * w2_msg_args, which this program defines and the runtime reads and writes. It is
+ * not internal, and the block's address is stored in it, so LLVM keeps the stores
+ * before each call and reloads what the call may have written. The torus is a 2-D
+ * cellprogram's, cells numbered from 0 as the torus numbers them; a linear one's
+ * cells as a square, or a row when their number is no square. */
+static LLVMValueRef msg_entry(lowerer *lw, const char *name)
+{
+    LLVMValueRef f = LLVMAddFunction(lw->m, name, lw->t_fn);
+    LLVMSetLinkage(f, LLVMExternalLinkage);
+    return f;
+}
+
+static void msg_arg(lowerer *lw, int i, LLVMValueRef v)
+{
+    LLVMValueRef ix[2] = {i32_const(lw, 0), i32_const(lw, i)};
+    LLVMTypeRef t = LLVMArrayType2(lw->t_i32, 8);
+    LLVMBuildStore(lw->b, v, LLVMBuildInBoundsGEP2(lw->b, t, lw->msg_args, ix, 2, "msg.arg"));
+}
+
+static LLVMValueRef msg_result(lowerer *lw, int i)
+{
+    LLVMValueRef ix[2] = {i32_const(lw, 0), i32_const(lw, i)};
+    LLVMTypeRef t = LLVMArrayType2(lw->t_i32, 8);
+    return LLVMBuildLoad2(lw->b, lw->t_i32, LLVMBuildInBoundsGEP2(lw->b, t, lw->msg_args, ix, 2, "msg.res"), "msg");
+}
+
+static void lower_message(lowerer *lw, w2_stmt *s)
+{
+    if (!lw->msg_args) {
+        LLVMTypeRef t = LLVMArrayType2(lw->t_i32, 8);
+        lw->msg_args = LLVMAddGlobal(lw->m, t, "w2_msg_args");
+        LLVMSetInitializer(lw->msg_args, LLVMConstNull(t));
+        lw->msg_send = msg_entry(lw, "w2_msg_send");
+        lw->msg_recv = msg_entry(lw, "w2_msg_recv");
+        lw->msg_flush = msg_entry(lw, "w2_msg_flush");
+    }
+    int send = s->kind == W2_ST_MSGSEND;
+    LLVMValueRef cell = send ? rvalue(lw, s->rhs) : NULL;
+    LLVMValueRef words = rvalue(lw, s->limit);
+    LLVMValueRef block = element_addr(lw, s->lhs);
+    set_loc(lw, s->loc);
+    int32_t cells = lw->last - lw->first + 1, side = 1, first = lw->first;
+    while ((side + 1) * (side + 1) <= cells) side++;
+    int32_t w = side * side == cells ? side : cells, h = side * side == cells ? side : 1;
+    if (lw->cell_x) {
+        /* A 2-D cellprogram names its torus; its cells are numbered from 0. */
+        w = lw->width;
+        h = lw->height;
+        first = 0;
+    }
+    LLVMValueRef addr = LLVMBuildPtrToInt(lw->b, block, lw->t_i32, "msg.block");
+    int i = 0;
+    if (send) msg_arg(lw, i++, cell);
+    msg_arg(lw, i++, addr);
+    msg_arg(lw, i++, words);
+    msg_arg(lw, 4, i32_const(lw, w));
+    msg_arg(lw, 5, i32_const(lw, h));
+    msg_arg(lw, 6, i32_const(lw, first));
+    LLVMBuildCall2(lw->b, lw->t_fn, send ? lw->msg_send : lw->msg_recv, NULL, 0, "");
+    if (send) return;
+    w2_expr *outs[2] = {s->ext, s->rhs};
+    for (int k = 0; k < 2; k++) {
+        if (!outs[k]) continue;
+        LLVMValueRef v = msg_result(lw, 2 + k);
+        LLVMValueRef dst = element_addr(lw, outs[k]);
+        set_loc(lw, s->loc);
+        LLVMBuildStore(lw->b, v, dst);
+    }
+}
+
 /* Both bounds are evaluated once, before the loop. The exit test compares the
  * variable with the last bound before stepping, so a loop up to INT_MAX (or down
  * to INT_MIN) ends instead of wrapping; the checker guarantees that nothing else
@@ -482,6 +556,10 @@ static void lower_stmt(lowerer *lw, w2_stmt *s)
         break;
     case W2_ST_CALL:
         LLVMBuildCall2(lw->b, lw->t_fn, s->func->fn, NULL, 0, "");
+        break;
+    case W2_ST_MSGSEND:
+    case W2_ST_MSGRECV:
+        lower_message(lw, s);
         break;
     }
 }
@@ -586,6 +664,8 @@ static void lower_function(lowerer *lw, LLVMValueRef fn, const char *name, w2_lo
     }
     lower_stmts(lw, body);
     set_loc(lw, end_loc);
+    /* Sends run in the background: every message leaves before the cell halts. */
+    if (fn == lw->main_fn && lw->msg_flush) LLVMBuildCall2(lw->b, lw->t_fn, lw->msg_flush, NULL, 0, "");
     LLVMBuildRetVoid(lw->b);
 }
 
@@ -637,6 +717,7 @@ LLVMModuleRef w2_lower(w2_ctx *c, w2_program *prog, LLVMContextRef ctx)
     lower_host(&lw, prog);
     /* The body claims the name main first: a W2 function called main becomes main.1. */
     LLVMValueRef main_fn = LLVMAddFunction(lw.m, "main", lw.t_fn);
+    lw.main_fn = main_fn;
     for (w2_item *it = prog->items; it; it = it->next) {
         if (it->var) {
             w2_var *v = it->var;

@@ -627,6 +627,46 @@ static w2_stmt *transfer(parser *p)
     return s;
 }
 
+/* Message passing on iWarp (docs/w2.md, section 8.3). The two words are not
+ * reserved: they start a statement only when a '(' follows, so programs that use
+ * them as names still compile.
+ *   'sendmsg' '(' expr ',' lvalue ',' expr ')'                 cell, block, words
+ *   'receivemsg' '(' lvalue ',' expr ',' lvalue [',' lvalue] ')' block, words, source, length */
+static int is_message_word(const w2_token *t)
+{
+    return t->kind == W2_TK_IDENT && t[1].kind == W2_TK_LPAREN &&
+           ((t->len == 7 && !memcmp(t->text, "sendmsg", 7)) || (t->len == 10 && !memcmp(t->text, "receivemsg", 10)));
+}
+
+static w2_stmt *message(parser *p)
+{
+    w2_token *kw = advance(p);
+    int is_send = kw->len == 7;
+    const char *name = is_send ? "sendmsg" : "receivemsg";
+    w2_stmt *s = new_stmt(p, is_send ? W2_ST_MSGSEND : W2_ST_MSGRECV, kw->loc);
+    char where[64];
+    advance(p); /* '(' */
+    if (is_send) {
+        s->rhs = expr(p);
+        if (p->panic || !expect(p, W2_TK_COMMA, "after the destination cell")) return s;
+    }
+    s->lhs = lvalue(p);
+    if (p->panic || !expect(p, W2_TK_COMMA, "after the first element of the block")) return s;
+    s->limit = expr(p);
+    if (!is_send) {
+        if (p->panic || !expect(p, W2_TK_COMMA, "after the number of words")) return s;
+        s->ext = lvalue(p);
+        if (!p->panic && consume(p, W2_TK_COMMA)) s->rhs = lvalue(p);
+    }
+    snprintf(where, sizeof where, "to close '%s'", name);
+    if (!p->panic && at(p, W2_TK_COMMA)) {
+        error_at(p, p->tok->loc, "'%s' takes at most %s arguments", name, is_send ? "three" : "four");
+        return s;
+    }
+    expect(p, W2_TK_RPAREN, where);
+    return s;
+}
+
 /* stmt := lvalue ':=' expr
  *       | 'for' NAME ':=' expr ('to' | 'downto') expr 'do' stmt
  *       | 'while' expr 'do' stmt
@@ -665,6 +705,7 @@ static w2_stmt *stmt(parser *p)
             error_at(p, t->loc, "unknown type name '%.*s' (the types are 'int' and 'float')", len, t->text);
             return NULL;
         }
+        if (is_message_word(t)) return message(p);
         if (next == W2_TK_LPAREN) {
             error_at(p, t[1].loc, "'%.*s(...)' is not a statement: functions take no arguments, and a "
                      "function is run with 'call %.*s'", len, t->text, len, t->text);

@@ -181,7 +181,8 @@ typedef struct w2_expr {
 
 typedef enum w2_stmt_kind {
     W2_ST_ASSIGN, W2_ST_FOR, W2_ST_WHILE, W2_ST_IF, W2_ST_BLOCK,
-    W2_ST_RECEIVE, W2_ST_SEND, W2_ST_CALL
+    W2_ST_RECEIVE, W2_ST_SEND, W2_ST_CALL,
+    W2_ST_MSGSEND, W2_ST_MSGRECV    /* sendmsg, receivemsg (iWarp message passing) */
 } w2_stmt_kind;
 
 /* q = 2*dir + chan names a side and channel (docs/design.md, section 2). */
@@ -192,9 +193,10 @@ struct w2_stmt {
     w2_loc loc;             /* the first token */
     w2_loc end_loc;         /* BLOCK: its 'end' */
     struct w2_stmt *next;
-    w2_expr *lhs;           /* ASSIGN, RECEIVE: the lvalue; FOR: the loop variable */
-    w2_expr *rhs;           /* ASSIGN: the value; SEND: the value; FOR: first bound */
-    w2_expr *limit;         /* FOR: last bound */
+    w2_expr *lhs;           /* ASSIGN, RECEIVE: the lvalue; FOR: the loop variable; MSG*: the block's first element */
+    w2_expr *rhs;           /* ASSIGN: the value; SEND: the value; FOR: first bound; MSGSEND: the cell;
+                             * MSGRECV: where the length goes, or NULL */
+    w2_expr *limit;         /* FOR: last bound; MSG*: the number of words */
     int downto;
     w2_expr *cond;          /* WHILE, IF */
     struct w2_stmt *body;   /* FOR, WHILE, BLOCK; IF: the then branch */
@@ -203,7 +205,7 @@ struct w2_stmt {
                                the side toward y-1 (dir L on Y) */
     char dir_name;          /* RECEIVE, SEND: the direction as written: 'L', 'R', 'U' or 'D' */
     w2_loc dir_loc;
-    w2_expr *ext;           /* RECEIVE, SEND: the fourth argument, or NULL */
+    w2_expr *ext;           /* RECEIVE, SEND: the fourth argument, or NULL; MSGRECV: where the source goes */
     const char *callee;     /* CALL */
     w2_loc callee_loc;
     w2_func *func;          /* CALL: resolved by the checker */

@@ -19,14 +19,17 @@
 ;
 ; Calls: arguments in r1, r2, r3; results in r1, r2; r1..r31 are clobbered, r32..r63
 ; kept. The send channel is local channel 19 (the last), spool gates 0 and 7.
-;   msg_init   r1 = torus width, r2 = height (cell (x, y) is cid y*W + x)
+;   msg_init   r1 = torus width, r2 = height, r3 = the first cell's cid (cell
+;              (x, y) is cid first + y*W + x)
 ;   msg_send   r1 = destination cid, r2 = byte address, r3 = words (queued; the
 ;              words must stay as they are until msg_flush returns)
 ;   msg_recv   r1 = byte address, r2 = words it holds at most -> r1 source, r2 words
 ;   msg_flush  returns when every queued send has left the cell
         .model  iwarp
+        .file   "msg.s"
         .data
 __msg_w:        .word 0
+__msg_first:    .word 0
 __msg_h:        .word 0
 __msg_x:        .word 0
 __msg_y:        .word 0
@@ -52,9 +55,11 @@ __msg_pa:       .zero 256
         .globl  msg_flush
 
 msg_init:
+        .loc    59
         st [r0, __msg_w], r1 | st [r0, __msg_h], r2
-        imodu r3, cid, r1
-        idivu r4, cid, r1
+        st [r0, __msg_first], r3 | isub r5, cid, r3
+        imodu r3, r5, r1
+        idivu r4, r5, r1
         st [r0, __msg_sending], r0 | st [r0, __msg_sqhead], r0
         st [r0, __msg_sqtail], r0 | st [r0, __msg_pahead], r0
         st [r0, __msg_patail], r0 | st [r0, __msg_rbusy], r0
@@ -70,6 +75,7 @@ msg_init:
 
 ; Queues a send and starts it if the cell sends nothing now.
 msg_send:
+        .loc    79
         mv r29, r1 | mv r30, r2
         mv r31, r3
 .Lsend_again:
@@ -78,6 +84,7 @@ msg_send:
         isub r6, r4, r5
         ieq r6, r6, 64
         bz r6, .Lsq_room
+        .loc    88
         call __msg_poll
         jmp .Lsend_again
 .Lsq_room:
@@ -96,9 +103,10 @@ msg_send:
 ; Starts the send at the head of the queue (the caller knows it is not empty and
 ; nothing is sending).
 __msg_start:
+        .loc    107
         ld r4, [r0, __msg_sqhead] | ld r1, [r0, __msg_w]
         ld r2, [r0, __msg_h] | ld r5, [r0, __msg_x]
-        ld r6, [r0, __msg_y]
+        ld r6, [r0, __msg_y] | ld r28, [r0, __msg_first]
         and r7, r4, 63
         shl r7, r7, 4 | iadd r4, r4, 1
         ld r10, [r7, __msg_sq] | ld r11, [r7, __msg_sq+4]
@@ -106,8 +114,10 @@ __msg_start:
         mv r3, 1
         st [r0, __msg_sending], r3
         ; r8, r9: the destination's x and y
-        imodu r8, r10, r1
-        idivu r9, r10, r1
+        isub r8, r10, r28
+        imodu r8, r8, r1
+        isub r9, r10, r28
+        idivu r9, r9, r1
         ; r13: the word that every routing word carries above bit 15: the source
         shl r13, cid, 16
         nop
@@ -178,6 +188,7 @@ __msg_start:
         imul r3, r6, r1
         nop
         iadd r3, r3, r17 | iadd r4, r16, 1
+        iadd r3, r3, r28
         shl r4, r4, 12
         or r3, r3, r4
         or r3, r3, r13
@@ -191,6 +202,7 @@ __msg_start:
         iadd r4, r26, 1
         shl r4, r4, 12
         iadd r3, r3, r8
+        iadd r3, r3, r28
         or r3, r3, r4 | shl r4, r14, 15
         or r3, r3, r4
         or r3, r3, r13
@@ -207,6 +219,7 @@ __msg_start:
         iadd r4, r26, 1
         shl r4, r4, 12
         iadd r3, r3, r8
+        iadd r3, r3, r28
         or r3, r3, r4 | shl r4, r14, 15
         or r3, r3, r4
         or r3, r3, r13
@@ -219,7 +232,9 @@ __msg_start:
         or r3, r3, r13
         call __msg_word
         ; the header through output gate 0 on local channel 19, then the spool
+        .loc    236
         mv %go0, 19
+        .loc    238
         pbegin @g0, r20
         isub r19, r19, 1
         mv @g0, r21 | isub r19, r19, 1
@@ -245,6 +260,7 @@ __msg_start:
 
 ; Appends r3 to the routing words r20..r25 (r19 of them so far).
 __msg_word:
+        .loc    264
         ieq r4, r19, 1
         bnz r4, .Lw1
         ieq r4, r19, 2
@@ -266,6 +282,7 @@ __msg_word:
 
 ; Waits for one event and acts on it.
 __msg_poll:
+        .loc    286
         evwait r1
         shr r2, r1, 8 | and r3, r1, 255
         mv r4, %evdata
@@ -288,7 +305,9 @@ __msg_poll:
         and r5, r4, 255
         bz r5, .Lev_received
         ; the send's spool stopped: close the message and the pathway, start the next
+        .loc    309
         mv %go0, 19
+        .loc    311
         mend @g0, 0
         pend @g0, 0
         st [r0, __msg_sending], r0
@@ -309,6 +328,7 @@ __msg_poll:
         ret
 
 msg_recv:
+        .loc    332
         st [r0, __msg_rbuf], r1 | st [r0, __msg_rmax], r2
         st [r0, __msg_rbusy], r0 | st [r0, __msg_rdone], r0
 .Lrecv_loop:
@@ -335,6 +355,7 @@ msg_recv:
         st [r0, __msg_rbusy], r11
         jmp .Lrecv_loop
 .Lrecv_wait:
+        .loc    359
         call __msg_poll
         jmp .Lrecv_loop
 .Lrecv_done:
@@ -343,9 +364,11 @@ msg_recv:
         ret
 
 msg_flush:
+        .loc    368
         ld r1, [r0, __msg_sending]
         nop
         bz r1, .Lflush_done
+        .loc    372
         call __msg_poll
         jmp msg_flush
 .Lflush_done:

@@ -45,6 +45,7 @@ typedef struct driver {
     int ninputs;
     char **temps;          /* temporary objects, removed at exit */
     int ntemps;
+    int uses_messages;     /* a W2 input has sendmsg or receivemsg: link the runtime's msg_w2.o, msg.o */
 } driver;
 
 static void usage(FILE *out)
@@ -200,6 +201,13 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
     LLVMModuleRef m = w2_compile(path, text, len, &fopts, ctx, &diag);
     ws_buf asm_text = {0};
     if (!m) goto done;
+    if (LLVMGetNamedFunction(m, "w2_msg_send")) {
+        if (d->model->id != WT_MODEL_IWARP) {
+            ws_file_error(path, "sendmsg and receivemsg need the iWarp's communication agent: compile with -mcpu=iwarp");
+            goto done;
+        }
+        d->uses_messages = 1;
+    }
     if (wb_optimize(m, d->opt_level, err, sizeof err) != 0) {
         ws_file_error(path, "%s", err);
         goto done;
@@ -263,24 +271,27 @@ static int assemble_s(driver *d, const char *path, const char *out_path)
     return rc;
 }
 
-/* crt0.o lives in BINDIR/../lib/warp, beside the compiler, as gcc keeps crt1.o. */
-static char *find_crt0(void)
+/* crt0.o lives in BINDIR/../lib/warp, beside the compiler, as gcc keeps crt1.o;
+ * so do the runtime's other objects. */
+static char *find_lib_object(const char *env_name, const char *file)
 {
-    const char *env = getenv("WARP_CRT0");
+    const char *env = getenv(env_name);
     if (env && *env) return ws_xstrdup(env);
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return NULL;
     exe[n] = 0;
     char *dir = dirname(exe);
-    char *path = ws_xmalloc(strlen(dir) + 32);
-    sprintf(path, "%s/../lib/warp/crt0.o", dir);
+    char *path = ws_xmalloc(strlen(dir) + strlen(file) + 32);
+    sprintf(path, "%s/../lib/warp/%s", dir, file);
     if (access(path, R_OK) != 0) {
         free(path);
         return NULL;
     }
     return path;
 }
+
+static char *find_crt0(void) { return find_lib_object("WARP_CRT0", "crt0.o"); }
 
 /* Every file this run would write, checked against every file it reads (crt0.o
  * too) before anything is written. */
@@ -312,7 +323,7 @@ static int run(driver *d)
         fprintf(stderr, "warp-cc: cannot specify -o with -c, -S or -emit-llvm with multiple files\n");
         return 1;
     }
-    const char **objects = ws_xcalloc((size_t)d->ninputs + 1, sizeof *objects);
+    const char **objects = ws_xcalloc((size_t)d->ninputs + 3, sizeof *objects);
     int nobjects = 0, failed = 0;
     char *crt0 = NULL;
     if (d->stop == STOP_LINK && !d->nostartfiles) {
@@ -364,11 +375,25 @@ static int run(driver *d)
         failed = is_s ? assemble_s(d, in, out) != 0 : compile_w2(d, in, out) != 0;
         free(named);
     }
+    char *msg_objects[2] = {NULL, NULL};
+    if (!failed && d->stop == STOP_LINK && d->uses_messages) {
+        msg_objects[0] = find_lib_object("WARP_MSG_W2", "msg_w2.o");
+        msg_objects[1] = find_lib_object("WARP_MSG", "msg.o");
+        for (int i = 0; i < 2 && !failed; i++) {
+            if (!msg_objects[i]) {
+                fprintf(stderr, "warp-cc: cannot find %s (looked in BINDIR/../lib/warp)\n", i ? "msg.o" : "msg_w2.o");
+                failed = 1;
+            }
+            objects[nobjects++] = msg_objects[i];
+        }
+    }
     if (!failed && d->stop == STOP_LINK) {
         wld_options lopts = {.entry = "_start"};
         failed = wld_link(objects, (size_t)nobjects, d->output ? d->output : "a.out", &lopts) != 0;
     }
     free(crt0);
+    free(msg_objects[0]);
+    free(msg_objects[1]);
     free(objects);
     return failed ? 1 : 0;
 }

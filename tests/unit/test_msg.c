@@ -47,6 +47,7 @@ static char *alltoall_program(unsigned w, unsigned h, unsigned k)
              "rbuf:   .zero %u\n"
              "        .text\n        .globl main\n"
              "main:   mv r1, %u | mv r2, %u\n"
+             "        mv r3, 0\n"
              "        call msg_init\n"
              /* r32 the word's address, r33 d, r34 i, r35 the value */
              "        mv r32, sbuf | mv r33, 0\n"
