@@ -1,24 +1,29 @@
 ; Message passing on the iWarp torus (seed 003, section 4.3), run by the cells
 ; themselves: every clock of overhead is an instruction below, none a constant.
-; docs/design.md, section 11, gives the protocol; in short:
+; docs/design.md, section 11, gives the protocol and why it cannot deadlock; in short:
 ;
-; - A message is a pathway: its begin marker names the sender itself with a turn
-;   toward the first bus, so the sender's agent, not a blocking creq, waits for the
-;   first channel (the computation agent never stops in a channel request and keeps
-;   posting receives). Routing words follow for the X dateline, the X-to-Y corner,
-;   the Y dateline and the destination (bits 16..31: the source). Dimension order
-;   with a dateline between two pools: hops start in the reservation pool (0) and
-;   move to the open pool (1) from the link that wraps around the torus on, in each
-;   dimension; the channel dependency graph is then acyclic (Dally and Seitz).
+; - A message is a pathway in the reservation pool: its begin marker names the
+;   sender itself with a turn toward the first bus, so the sender's agent, not a
+;   blocking creq, waits for the first channel (the computation agent never stops
+;   in a channel request and keeps serving its events); then the corner's routing
+;   word and the destination's (bits 16..31: the source), then the number of words.
+;   Dimension order on the mesh: no route takes a wrap-around link, so the routes
+;   close no cycle with one class of channels (seed 003's "surface router"; the
+;   other pool is the acknowledgements').
 ; - The words go out by an out spool (gate 7) from the sender's own memory: sends
 ;   are buffered at the sender and run in the background, one at a time, from a
-;   queue; a message end and a pathway end marker close it when the spool stops.
-; - The receiver spools the message into the buffer of the receive it posted (gate
-;   0, stopping at the message end marker); pathways that arrive meanwhile wait at
-;   their last channel, listed in arrival order.
+;   queue, on local channel 19.
+; - The receiver reads the number through input gate 0 and spools the words into
+;   the buffer of the receive it posted (gate 0, by count); pathways that arrive
+;   meanwhile wait at their last channel, listed in arrival order. Having bound the
+;   spool it sends the source an acknowledgement: a pathway with no words in the
+;   open pool (mesh routes too), through local channel 18.
+; - The sender writes the pathway end marker once its spool has stopped and the
+;   acknowledgement has come: the words drain then, so the marker never waits for
+;   room while the cell should be serving its events.
 ;
 ; Calls: arguments in r1, r2, r3; results in r1, r2; r1..r31 are clobbered, r32..r63
-; kept. The send channel is local channel 19 (the last), spool gates 0 and 7.
+; kept. Local channels 18 and 19, spool gates 0 and 7, input and output gate 0.
 ;   msg_init   r1 = torus width, r2 = height, r3 = the first cell's cid (cell
 ;              (x, y) is cid first + y*W + x)
 ;   msg_send   r1 = destination cid, r2 = byte address, r3 = words (queued; the
@@ -33,7 +38,7 @@ __msg_first:    .word 0
 __msg_h:        .word 0
 __msg_x:        .word 0
 __msg_y:        .word 0
-__msg_sending:  .word 0
+__msg_sending:  .word 0     ; bit 0: a send is under way, bit 1: its spool stopped, bit 2: acknowledged
 __msg_sqhead:   .word 0
 __msg_sqtail:   .word 0
 __msg_pahead:   .word 0
@@ -55,7 +60,7 @@ __msg_pa:       .zero 256
         .globl  msg_flush
 
 msg_init:
-        .loc    59
+        .loc    64
         st [r0, __msg_w], r1 | st [r0, __msg_h], r2
         st [r0, __msg_first], r3 | isub r5, cid, r3
         imodu r3, r5, r1
@@ -75,7 +80,7 @@ msg_init:
 
 ; Queues a send and starts it if the cell sends nothing now.
 msg_send:
-        .loc    79
+        .loc    84
         mv r29, r1 | mv r30, r2
         mv r31, r3
 .Lsend_again:
@@ -84,7 +89,7 @@ msg_send:
         isub r6, r4, r5
         ieq r6, r6, 64
         bz r6, .Lsq_room
-        .loc    88
+        .loc    93
         call __msg_poll
         jmp .Lsend_again
 .Lsq_room:
@@ -103,7 +108,7 @@ msg_send:
 ; Starts the send at the head of the queue (the caller knows it is not empty and
 ; nothing is sending).
 __msg_start:
-        .loc    107
+        .loc    112
         ld r4, [r0, __msg_sqhead] | ld r1, [r0, __msg_w]
         ld r2, [r0, __msg_h] | ld r5, [r0, __msg_x]
         ld r6, [r0, __msg_y] | ld r28, [r0, __msg_first]
@@ -125,129 +130,53 @@ __msg_start:
         nop
         nop
         nop
-        ; r20..r25: the routing words, r19 how many; r14 the pool the next hops take
-        mv r19, 0 | mv r14, 0
-        ; ---- X: r15 the distance rightward, r16 the bus, r17 the cell that sends
-        ; over the wrap-around link, or -1
-        isub r15, r8, r5
-        ilt r3, r15, 0
-        bz r3, .Lx_pos
-        iadd r15, r15, r1
-.Lx_pos:
-        shl r3, r15, 1 | mv r17, -1
-        ile r3, r3, r1
-        bz r3, .Lx_left
-        mv r16, 0
-        ilt r3, r8, r5
-        bz r3, .Lx_done
-        isub r17, r1, 1
-        jmp .Lx_done
-.Lx_left:
-        mv r16, 2
-        ilt r3, r5, r8
-        bz r3, .Lx_done
-        mv r17, 0
-.Lx_done:
-        ; ---- Y: r18 the distance upward, r26 the bus, r27 the wrap cell's y or -1
-        isub r18, r9, r6
-        ilt r3, r18, 0
-        bz r3, .Ly_pos
-        iadd r18, r18, r2
-.Ly_pos:
-        shl r3, r18, 1 | mv r27, -1
-        ile r3, r3, r2
-        bz r3, .Ly_down
-        mv r26, 1
-        ilt r3, r9, r6
-        bz r3, .Ly_done
-        isub r27, r2, 1
-        jmp .Ly_done
-.Ly_down:
-        mv r26, 3
-        ilt r3, r6, r9
-        bz r3, .Ly_done
-        mv r27, 0
-.Ly_done:
-        ; the begin marker: this cell, turning onto the first bus
-        bz r15, .Lfirst_y
-        iadd r3, r16, 1
-        jmp .Lfirst
-.Lfirst_y:
-        iadd r3, r26, 1
+        nop
+        ; r20..r22: the routing words, r19 how many. Dimension order on the mesh
+        ; (no wrap-around link), all in the reservation pool
+        mv r19, 1
+        ; the begin marker: this cell, turning onto the first bus: XRight (action
+        ; 1) or XLeft (3) if the x differ, else YUp (2) or YDown (4)
+        ieq r15, r8, r5 | ilt r3, r5, r8
+        ieq r18, r9, r6 | ilt r4, r6, r9
+        mv r16, 1
+        bnz r3, .Lx_bus
+        mv r16, 3
+.Lx_bus:
+        mv r26, 2
+        bnz r4, .Ly_bus
+        mv r26, 4
+.Ly_bus:
+        mv r3, r16
+        bz r15, .Lfirst
+        mv r3, r26
 .Lfirst:
         shl r3, r3, 12
         or r20, r3, cid
-        mv r19, 1
-        bz r15, .Lrt_y
-        ; X dateline: a turn straight on at the wrap cell, after which the open pool
-        ieq r3, r17, -1
-        bnz r3, .Lrt_corner
-        ieq r3, r17, r5
-        bnz r3, .Lrt_wrap_here
-        ; word (y*W + wrapx) | (bus+1) << 12, pool 0
+        ; the corner at (dx, y), if it moves in both
+        bnz r15, .Lrt_dest
+        bnz r18, .Lrt_dest
         imul r3, r6, r1
-        nop
-        iadd r3, r3, r17 | iadd r4, r16, 1
-        iadd r3, r3, r28
-        shl r4, r4, 12
-        or r3, r3, r4
-        or r3, r3, r13
-        call __msg_word
-.Lrt_wrap_here:
-        mv r14, 1
-.Lrt_corner:
-        bz r18, .Lrt_dest
-        ; the corner at (dx, y), in the pool the X hops took
-        imul r3, r6, r1
-        iadd r4, r26, 1
-        shl r4, r4, 12
+        shl r4, r26, 12
         iadd r3, r3, r8
         iadd r3, r3, r28
-        or r3, r3, r4 | shl r4, r14, 15
         or r3, r3, r4
         or r3, r3, r13
         call __msg_word
-        mv r14, 0
-.Lrt_y:
-        bz r18, .Lrt_dest
-        ieq r3, r27, -1
-        bnz r3, .Lrt_dest
-        ; the Y dateline at (dx, wrapy), unless the Y hops start there
-        ieq r3, r27, r6
-        bnz r3, .Lrt_ywrap_here
-        imul r3, r27, r1
-        iadd r4, r26, 1
-        shl r4, r4, 12
-        iadd r3, r3, r8
-        iadd r3, r3, r28
-        or r3, r3, r4 | shl r4, r14, 15
-        or r3, r3, r4
-        or r3, r3, r13
-        call __msg_word
-.Lrt_ywrap_here:
-        mv r14, 1
 .Lrt_dest:
-        shl r4, r14, 15
-        or r3, r10, r4
-        or r3, r3, r13
+        or r3, r10, r13
         call __msg_word
         ; the header through output gate 0 on local channel 19, then the spool
-        .loc    236
+        .loc    170
         mv %go0, 19
-        .loc    238
+        .loc    172
         pbegin @g0, r20
-        isub r19, r19, 1
-        mv @g0, r21 | isub r19, r19, 1
-        bz r19, .Lhdr_done
-        mv @g0, r22 | isub r19, r19, 1
-        bz r19, .Lhdr_done
-        mv @g0, r23 | isub r19, r19, 1
-        bz r19, .Lhdr_done
-        mv @g0, r24 | isub r19, r19, 1
-        bz r19, .Lhdr_done
-        mv @g0, r25
+        ieq r3, r19, 2
+        mv @g0, r21
+        bnz r3, .Lhdr_done
+        mv @g0, r22
 .Lhdr_done:
-        shl r4, r12, 2
+        ; the number of words, which the receiver reads first
+        mv @g0, r12 | shl r4, r12, 2
         iadd r4, r4, r11
         nop
         mv %go0, -1
@@ -258,31 +187,19 @@ __msg_start:
         mv %spc, 51             ; 19 | out
         ret
 
-; Appends r3 to the routing words r20..r25 (r19 of them so far).
+; Appends r3 to the routing words r20..r22 (r19 of them so far).
 __msg_word:
-        .loc    264
+        .loc    193
         ieq r4, r19, 1
         bnz r4, .Lw1
-        ieq r4, r19, 2
-        bnz r4, .Lw2
-        ieq r4, r19, 3
-        bnz r4, .Lw3
-        ieq r4, r19, 4
-        bnz r4, .Lw4
-        mv r25, r3 | iadd r19, r19, 1
+        mv r22, r3 | iadd r19, r19, 1
         ret
 .Lw1:   mv r21, r3 | iadd r19, r19, 1
-        ret
-.Lw2:   mv r22, r3 | iadd r19, r19, 1
-        ret
-.Lw3:   mv r23, r3 | iadd r19, r19, 1
-        ret
-.Lw4:   mv r24, r3 | iadd r19, r19, 1
         ret
 
 ; Waits for one event and acts on it.
 __msg_poll:
-        .loc    286
+        .loc    203
         evwait r1
         shr r2, r1, 8 | and r3, r1, 255
         mv r4, %evdata
@@ -294,21 +211,36 @@ __msg_poll:
         ld r1, [r0, 2]
         ret
 .Lev_arrived:
-        ld r5, [r0, __msg_patail]
         shr r4, r4, 16
+        and r5, r4, 0x8000
+        bnz r5, .Lev_ack
+        ld r5, [r0, __msg_patail]
+        nop
         and r6, r5, 31
         shl r6, r6, 3 | iadd r5, r5, 1
         st [r6, __msg_pa], r3 | st [r6, __msg_pa+4], r4
         st [r0, __msg_patail], r5
         ret
+.Lev_ack:
+        ; the destination of the message being sent has bound a spool to it
+        mv r6, 4
+        jmp .Lsend_state
 .Lev_spool:
         and r5, r4, 255
         bz r5, .Lev_received
-        ; the send's spool stopped: close the message and the pathway, start the next
-        .loc    309
+        mv r6, 2
+.Lsend_state:
+        ld r7, [r0, __msg_sending]
+        nop
+        or r7, r7, r6
+        st [r0, __msg_sending], r7
+        ieq r8, r7, 7
+        bz r8, .Lev_ret
+        ; its words have all gone into the channel and the destination drains them:
+        ; the end marker has room, and closes the pathway; the next send starts
+        .loc    242
         mv %go0, 19
-        .loc    311
-        mend @g0, 0
+        .loc    244
         pend @g0, 0
         st [r0, __msg_sending], r0
         ld r6, [r0, __msg_sqhead] | ld r7, [r0, __msg_sqtail]
@@ -317,18 +249,13 @@ __msg_poll:
         bnz r8, .Lev_ret
         jmp __msg_start
 .Lev_received:
-        mv %sps, 0
-        ld r6, [r0, __msg_rbuf]
-        mv r7, %spa
         mv r8, 1
-        isub r7, r7, r6
-        shr r7, r7, 2
-        st [r0, __msg_rlen], r7 | st [r0, __msg_rdone], r8
+        st [r0, __msg_rdone], r8
 .Lev_ret:
         ret
 
 msg_recv:
-        .loc    332
+        .loc    259
         st [r0, __msg_rbuf], r1 | st [r0, __msg_rmax], r2
         st [r0, __msg_rbusy], r0 | st [r0, __msg_rdone], r0
 .Lrecv_loop:
@@ -338,24 +265,39 @@ msg_recv:
         bnz r2, .Lrecv_wait
         ieq r5, r3, r4
         bnz r5, .Lrecv_wait
-        ; bind spool gate 0 to the first pathway that arrived
+        ; the first pathway that arrived: its length through input gate 0, then spool
+        ; gate 0 takes the words, and the source gets its acknowledgement
         and r6, r3, 31
         shl r6, r6, 3 | iadd r3, r3, 1
         ld r7, [r6, __msg_pa] | ld r8, [r6, __msg_pa+4]
         ld r9, [r0, __msg_rbuf] | ld r10, [r0, __msg_rmax]
         st [r0, __msg_pahead], r3
         st [r0, __msg_rsrc], r8
-        shl r10, r10, 2 | or r7, r7, 64
-        iadd r10, r10, r9 | mv r11, 1
+        .loc    277
+        mv %gi0, r7
+        mv r11, @g0
+        mv %gi0, -1 | mv r12, 1
+        st [r0, __msg_rlen], r11 | st [r0, __msg_rbusy], r12
+        ileu r13, r11, r10
+        .loc    283
+        bz r13, __msg_too_long
+        bz r11, .Lrecv_empty
+        shl r10, r10, 2
+        iadd r10, r10, r9
         mv %sps, 0
         mv %spa, r9
         mv %spl, r10
-        mv %spn, 0
+        mv %spn, r11
         mv %spc, r7
-        st [r0, __msg_rbusy], r11
+        jmp .Lrecv_ack
+.Lrecv_empty:
+        st [r0, __msg_rdone], r12
+.Lrecv_ack:
+        mv r1, r8
+        call __msg_ack
         jmp .Lrecv_loop
 .Lrecv_wait:
-        .loc    359
+        .loc    301
         call __msg_poll
         jmp .Lrecv_loop
 .Lrecv_done:
@@ -363,12 +305,85 @@ msg_recv:
         nop
         ret
 
+; A message longer than the receive's buffer: a fault, naming this line.
+__msg_too_long:
+        .loc    311
+        ld r1, [r0, 2]
+        ret
+
+; The acknowledgement token to cell r1, through local channel 18 (19 may be
+; spooling a message): a pathway without words in the open pool, which messages do
+; not use, dimension order on the mesh like them (tokens can fill a channel's queue
+; when many are under way, so their routes too must not close a cycle). Its word
+; carries bit 15 in bits 16..31.
+__msg_ack:
+        .loc    321
+        ld r2, [r0, __msg_first] | ld r3, [r0, __msg_w]
+        ld r4, [r0, __msg_h] | ld r5, [r0, __msg_x]
+        ld r6, [r0, __msg_y]
+        isub r7, r1, r2
+        imodu r8, r7, r3
+        idivu r9, r7, r3
+        mv r20, 0x80000000
+        or r20, r20, r1
+        or r20, r20, 0x8000
+        nop
+        nop
+        nop
+        ; r10, r12: whether it moves in x, in y; r11, r13: the turn actions (bus + 1),
+        ; on the mesh: XRight (1) or XLeft (3), YUp (2) or YDown (4)
+        ine r10, r8, r5 | ilt r14, r5, r8
+        ine r12, r9, r6 | ilt r15, r6, r9
+        mv r11, 1 | mv r13, 2
+        bnz r14, .Lack_x
+        mv r11, 3
+.Lack_x:
+        bnz r15, .Lack_y
+        mv r13, 4
+.Lack_y:
+        ; r11, r13: the turn actions (bus + 1); r15, r16: the words before the last
+        bz r10, .Lack_only_y
+        shl r15, r11, 12
+        or r15, r15, cid
+        or r15, r15, 0x8000
+        bz r12, .Lack_two
+        ; the corner at (its x, this cell's y)
+        imul r16, r6, r3
+        shl r17, r13, 12
+        iadd r16, r16, r8
+        iadd r16, r16, r2
+        or r16, r16, r17
+        or r16, r16, 0x8000
+        .loc    358
+        mv %go0, 18
+        pbegin @g0, r15
+        nop
+        mv @g0, r16
+        mv @g0, r20
+        jmp .Lack_end
+.Lack_only_y:
+        shl r15, r13, 12
+        or r15, r15, cid
+        or r15, r15, 0x8000
+.Lack_two:
+        .loc    370
+        mv %go0, 18
+        pbegin @g0, r15
+        nop
+        mv @g0, r20
+.Lack_end:
+        pend @g0, 0
+        nop
+        nop
+        mv %go0, -1
+        ret
+
 msg_flush:
-        .loc    368
+        .loc    383
         ld r1, [r0, __msg_sending]
         nop
         bz r1, .Lflush_done
-        .loc    372
+        .loc    387
         call __msg_poll
         jmp msg_flush
 .Lflush_done:
