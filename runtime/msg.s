@@ -11,8 +11,8 @@
 ;   close no cycle with one class of channels (seed 003's "surface router"; the
 ;   other pool is the acknowledgements').
 ; - The words go out by an out spool (gate 7) from the sender's own memory: sends
-;   are buffered at the sender and run in the background, one at a time, from a
-;   queue, on local channel 19.
+;   are buffered at the sender and run in the background from a queue, two at a
+;   time (local channels 19 and 17, spool gates 7 and 6), never two to one cell.
 ; - The receiver reads the number through input gate 0 and spools the words into
 ;   the buffer of the receive it posted (gate 0, by count); pathways that arrive
 ;   meanwhile wait at their last channel, listed in arrival order. Having bound the
@@ -23,11 +23,12 @@
 ;   room while the cell should be serving its events.
 ;
 ; Calls: arguments in r1, r2, r3; results in r1, r2; r1..r31 are clobbered, r32..r63
-; kept. Local channels 18 and 19, spool gates 0 and 7, input and output gate 0.
+; kept. Local channels 17 to 19, spool gates 0, 6 and 7, input and output gate 0.
 ;   msg_init   r1 = torus width, r2 = height, r3 = the first cell's cid (cell
 ;              (x, y) is cid first + y*W + x)
-;   msg_send   r1 = destination cid, r2 = byte address, r3 = words (queued; the
-;              words must stay as they are until msg_flush returns)
+;   msg_send   r1 = destination cid, r2 = byte address, r3 = words (queued, 256
+;              at most: a send to a full queue serves events until one leaves;
+;              the words must stay as they are until msg_flush returns)
 ;   msg_recv   r1 = byte address, r2 = words it holds at most -> r1 source, r2 words
 ;   msg_flush  returns when every queued send has left the cell
         .model  iwarp
@@ -38,7 +39,11 @@ __msg_first:    .word 0
 __msg_h:        .word 0
 __msg_x:        .word 0
 __msg_y:        .word 0
-__msg_sending:  .word 0     ; bit 0: a send is under way, bit 1: its spool stopped, bit 2: acknowledged
+; Two sends may be under way, in slots 0 and 1 (local channel 19 or 17, spool gate
+; 7 or 6): bit 0 of __msg_st the slot is busy, bit 1 its spool stopped, bit 2 its
+; destination (__msg_dst) acknowledged.
+__msg_st:       .word 0, 0
+__msg_dst:      .word 0, 0
 __msg_sqhead:   .word 0
 __msg_sqtail:   .word 0
 __msg_pahead:   .word 0
@@ -49,8 +54,8 @@ __msg_rsrc:     .word 0
 __msg_rbuf:     .word 0
 __msg_rmax:     .word 0
 __msg_rlen:     .word 0
-; The send queue: 64 entries of (destination, address, words, 0).
-__msg_sq:       .zero 1024
+; The send queue: 256 entries of (destination, address, words, 0).
+__msg_sq:       .zero 4096
 ; Pathways arrived and not yet received: 32 entries of (channel, source).
 __msg_pa:       .zero 256
         .text
@@ -60,12 +65,13 @@ __msg_pa:       .zero 256
         .globl  msg_flush
 
 msg_init:
-        .loc    64
+        .loc    68
         st [r0, __msg_w], r1 | st [r0, __msg_h], r2
         st [r0, __msg_first], r3 | isub r5, cid, r3
         imodu r3, r5, r1
         idivu r4, r5, r1
-        st [r0, __msg_sending], r0 | st [r0, __msg_sqhead], r0
+        st [r0, __msg_st], r0 | st [r0, __msg_st+4], r0
+        st [r0, __msg_sqhead], r0
         st [r0, __msg_sqtail], r0 | st [r0, __msg_pahead], r0
         st [r0, __msg_patail], r0 | st [r0, __msg_rbusy], r0
         ; pathway begins (8), unroutable pathways (7) and spool ends (6) only
@@ -80,44 +86,74 @@ msg_init:
 
 ; Queues a send and starts it if the cell sends nothing now.
 msg_send:
-        .loc    84
+        .loc    89
         mv r29, r1 | mv r30, r2
         mv r31, r3
 .Lsend_again:
         ld r4, [r0, __msg_sqtail] | ld r5, [r0, __msg_sqhead]
         nop
         isub r6, r4, r5
-        ieq r6, r6, 64
+        ieq r6, r6, 256
         bz r6, .Lsq_room
-        .loc    93
+        .loc    98
         call __msg_poll
         jmp .Lsend_again
 .Lsq_room:
-        and r7, r4, 63
+        and r7, r4, 255
         shl r7, r7, 4
         iadd r4, r4, 1
         st [r7, __msg_sq], r29 | st [r7, __msg_sq+4], r30
         st [r7, __msg_sq+8], r31 | st [r0, __msg_sqtail], r4
-        ld r8, [r0, __msg_sending]
-        nop
-        bnz r8, .Lsend_ret
+        jmp __msg_try
+
+; Starts queued sends while a slot is free, in order; one waits while the other
+; slot sends to the same cell, so that two messages between two cells keep their
+; order.
+__msg_try:
+        .loc    113
+        ld r4, [r0, __msg_sqhead] | ld r5, [r0, __msg_sqtail]
+        ld r6, [r0, __msg_st] | ld r7, [r0, __msg_st+4]
+        ld r8, [r0, __msg_dst] | ld r9, [r0, __msg_dst+4]
+        ieq r10, r4, r5 | and r11, r4, 255
+        bnz r10, .Ltry_ret
+        shl r11, r11, 4
+        ld r12, [r11, __msg_sq]
+        mv r24, 0
+        bz r6, .Ltry_slot
+        mv r24, 1
+        bnz r7, .Ltry_ret
+        ; slot 1, while slot 0 sends to r8
+        ieq r13, r12, r8
+        bnz r13, .Ltry_ret
+        jmp .Ltry_go
+.Ltry_slot:
+        ; slot 0: slot 1 may send to r9
+        ieq r13, r12, r9
+        and r13, r13, r7
+        bnz r13, .Ltry_ret
+.Ltry_go:
         call __msg_start
-.Lsend_ret:
+        jmp __msg_try
+.Ltry_ret:
         ret
 
-; Starts the send at the head of the queue (the caller knows it is not empty and
-; nothing is sending).
+; Starts the send at the head of the queue in slot r24 (the caller knows both are
+; there to be had).
 __msg_start:
-        .loc    112
+        .loc    143
         ld r4, [r0, __msg_sqhead] | ld r1, [r0, __msg_w]
         ld r2, [r0, __msg_h] | ld r5, [r0, __msg_x]
         ld r6, [r0, __msg_y] | ld r28, [r0, __msg_first]
-        and r7, r4, 63
+        and r7, r4, 255
         shl r7, r7, 4 | iadd r4, r4, 1
         ld r10, [r7, __msg_sq] | ld r11, [r7, __msg_sq+4]
         ld r12, [r7, __msg_sq+8] | st [r0, __msg_sqhead], r4
-        mv r3, 1
-        st [r0, __msg_sending], r3
+        mv r3, 1 | shl r25, r24, 2
+        st [r25, __msg_st], r3 | st [r25, __msg_dst], r10
+        ; r23: the slot's channel, 19 or 17
+        shl r23, r24, 1
+        isub r23, r23, 19
+        ineg r23, r23
         ; r8, r9: the destination's x and y
         isub r8, r10, r28
         imodu r8, r8, r1
@@ -163,12 +199,13 @@ __msg_start:
         or r3, r3, r13
         call __msg_word
 .Lrt_dest:
-        or r3, r10, r13
+        or r3, r10, r13 | shl r27, r24, 30
+        or r3, r3, r27
         call __msg_word
         ; the header through output gate 0 on local channel 19, then the spool
-        .loc    170
-        mv %go0, 19
-        .loc    172
+        .loc    206
+        mv %go0, r23
+        .loc    208
         pbegin @g0, r20
         ieq r3, r19, 2
         mv @g0, r21
@@ -179,17 +216,18 @@ __msg_start:
         mv @g0, r12 | shl r4, r12, 2
         iadd r4, r4, r11
         nop
+        xor r3, r24, 7 | or r5, r23, 32
         mv %go0, -1
-        mv %sps, 7
+        mv %sps, r3
         mv %spa, r11
         mv %spl, r4
         mv %spn, r12
-        mv %spc, 51             ; 19 | out
+        mv %spc, r5             ; the channel | out
         ret
 
 ; Appends r3 to the routing words r20..r22 (r19 of them so far).
 __msg_word:
-        .loc    193
+        .loc    230
         ieq r4, r19, 1
         bnz r4, .Lw1
         mv r22, r3 | iadd r19, r19, 1
@@ -199,7 +237,7 @@ __msg_word:
 
 ; Waits for one event and acts on it.
 __msg_poll:
-        .loc    203
+        .loc    240
         evwait r1
         shr r2, r1, 8 | and r3, r1, 255
         mv r4, %evdata
@@ -222,32 +260,36 @@ __msg_poll:
         st [r0, __msg_patail], r5
         ret
 .Lev_ack:
-        ; the destination of the message being sent has bound a spool to it
+        ; the destination of the send in slot (bit 0) has bound a spool to it
+        and r9, r4, 1
         mv r6, 4
         jmp .Lsend_state
 .Lev_spool:
         and r5, r4, 255
         bz r5, .Lev_received
+        xor r9, r5, 7
         mv r6, 2
 .Lsend_state:
-        ld r7, [r0, __msg_sending]
+        shl r10, r9, 2
+        ld r7, [r10, __msg_st]
         nop
         or r7, r7, r6
-        st [r0, __msg_sending], r7
+        st [r10, __msg_st], r7
         ieq r8, r7, 7
         bz r8, .Lev_ret
         ; its words have all gone into the channel and the destination drains them:
-        ; the end marker has room, and closes the pathway; the next send starts
-        .loc    242
-        mv %go0, 19
-        .loc    244
+        ; the end marker has room, and closes the pathway; queued sends start
+        shl r11, r9, 1
+        isub r11, r0, r11
+        iadd r11, r11, 19
+        .loc    285
+        mv %go0, r11
+        .loc    287
         pend @g0, 0
-        st [r0, __msg_sending], r0
-        ld r6, [r0, __msg_sqhead] | ld r7, [r0, __msg_sqtail]
+        st [r10, __msg_st], r0
+        nop
         mv %go0, -1
-        ieq r8, r6, r7
-        bnz r8, .Lev_ret
-        jmp __msg_start
+        jmp __msg_try
 .Lev_received:
         mv r8, 1
         st [r0, __msg_rdone], r8
@@ -255,7 +297,7 @@ __msg_poll:
         ret
 
 msg_recv:
-        .loc    259
+        .loc    300
         st [r0, __msg_rbuf], r1 | st [r0, __msg_rmax], r2
         st [r0, __msg_rbusy], r0 | st [r0, __msg_rdone], r0
 .Lrecv_loop:
@@ -271,15 +313,16 @@ msg_recv:
         shl r6, r6, 3 | iadd r3, r3, 1
         ld r7, [r6, __msg_pa] | ld r8, [r6, __msg_pa+4]
         ld r9, [r0, __msg_rbuf] | ld r10, [r0, __msg_rmax]
-        st [r0, __msg_pahead], r3
-        st [r0, __msg_rsrc], r8
-        .loc    277
+        st [r0, __msg_pahead], r3 | shr r21, r8, 14
+        and r8, r8, 0x3fff
+        st [r0, __msg_rsrc], r8 | and r21, r21, 1
+        .loc    319
         mv %gi0, r7
         mv r11, @g0
         mv %gi0, -1 | mv r12, 1
         st [r0, __msg_rlen], r11 | st [r0, __msg_rbusy], r12
         ileu r13, r11, r10
-        .loc    283
+        .loc    325
         bz r13, __msg_too_long
         bz r11, .Lrecv_empty
         shl r10, r10, 2
@@ -297,7 +340,7 @@ msg_recv:
         call __msg_ack
         jmp .Lrecv_loop
 .Lrecv_wait:
-        .loc    301
+        .loc    343
         call __msg_poll
         jmp .Lrecv_loop
 .Lrecv_done:
@@ -307,7 +350,7 @@ msg_recv:
 
 ; A message longer than the receive's buffer: a fault, naming this line.
 __msg_too_long:
-        .loc    311
+        .loc    353
         ld r1, [r0, 2]
         ret
 
@@ -317,16 +360,17 @@ __msg_too_long:
 ; when many are under way, so their routes too must not close a cycle). Its word
 ; carries bit 15 in bits 16..31.
 __msg_ack:
-        .loc    321
+        .loc    363
         ld r2, [r0, __msg_first] | ld r3, [r0, __msg_w]
         ld r4, [r0, __msg_h] | ld r5, [r0, __msg_x]
         ld r6, [r0, __msg_y]
         isub r7, r1, r2
         imodu r8, r7, r3
         idivu r9, r7, r3
-        mv r20, 0x80000000
+        mv r20, 0x80000000 | shl r21, r21, 16
         or r20, r20, r1
         or r20, r20, 0x8000
+        or r20, r20, r21
         nop
         nop
         nop
@@ -354,7 +398,7 @@ __msg_ack:
         iadd r16, r16, r2
         or r16, r16, r17
         or r16, r16, 0x8000
-        .loc    358
+        .loc    401
         mv %go0, 18
         pbegin @g0, r15
         nop
@@ -366,7 +410,7 @@ __msg_ack:
         or r15, r15, cid
         or r15, r15, 0x8000
 .Lack_two:
-        .loc    370
+        .loc    413
         mv %go0, 18
         pbegin @g0, r15
         nop
@@ -379,11 +423,12 @@ __msg_ack:
         ret
 
 msg_flush:
-        .loc    383
-        ld r1, [r0, __msg_sending]
+        .loc    426
+        ld r1, [r0, __msg_st] | ld r2, [r0, __msg_st+4]
         nop
+        or r1, r1, r2
         bz r1, .Lflush_done
-        .loc    387
+        .loc    431
         call __msg_poll
         jmp msg_flush
 .Lflush_done:
