@@ -256,6 +256,7 @@ int main(int argc, char **argv)
         free(c);
         return 1;
     }
+
     int cells = m.width * m.height, rounds = 0;
     while ((1 << rounds) < cells) rounds++;
     /* Slots: a connection's place among its source's sends and its destination's
@@ -277,7 +278,8 @@ int main(int argc, char **argv)
     int **in_conn = ws_xcalloc((size_t)cells, sizeof *in_conn);
     for (int cell = 0; cell < cells; cell++) in_conn[cell] = ws_xcalloc((size_t)nin[cell] + 1, sizeof **in_conn);
     for (int k = 0; k < n; k++) in_conn[c[k].dst][in_slot[k]] = k;
-    for (int cell = 0; cell < cells; cell++) {
+    int failed = 0;
+    for (int cell = 0; cell < cells && !failed; cell++) {
         ws_buf_printf(&b, "cs_cell%d:\n        .word   %d\n", cell, nin[cell]);
         for (int r = 0; r < rounds; r++) {
             int k = token_words(&m, (int)first, cell, (cell + (1 << r)) % cells, 0x8000 | r, w);
@@ -292,7 +294,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < 3; i++) ws_buf_printf(&b, ", %u", i < nw ? w[i] : 0u);
             ws_buf_printf(&b, "  ; acknowledges receive slot %d\n", s);
         }
-        for (int ph = 0; ph < p.nphases; ph++) {
+        for (int ph = 0; ph < p.nphases && !failed; ph++) {
             const int *o = p.order + p.order_start[ph * cells + cell];
             int no = p.order_start[ph * cells + cell + 1] - p.order_start[ph * cells + cell], ns = 0, nr = 0;
             for (int i = 0; i < no; i++) {
@@ -307,7 +309,8 @@ int main(int argc, char **argv)
                 if (nw < 0) {
                     fprintf(stderr, "warp-conset: the route of connection %d (%d to %d) turns more than %d times\n",
                             k, c[k].src, c[k].dst, MAX_ROUTE_WORDS - 2);
-                    return 1;
+                    failed = 1;
+                    break;
                 }
                 ws_buf_printf(&b, "        .word   %d, %d", out_slot[k], nw);
                 for (int j = 0; j < nw; j++) ws_buf_printf(&b, ", %u", w[j]);
@@ -315,9 +318,12 @@ int main(int argc, char **argv)
             }
         }
     }
-    fprintf(stderr, "warp-conset: %d connections, %d phases (at least %d)\n", n, p.nphases,
-            wcs_phase_lower_bound(&m, c, n));
-    int rc = write_text(out_path, b.data, b.len);
+    int rc = failed;
+    if (!failed) {
+        fprintf(stderr, "warp-conset: %d connections, %d phases (at least %d)\n", n, p.nphases,
+                wcs_phase_lower_bound(&m, c, n));
+        rc = write_text(out_path, b.data, b.len);
+    }
     ws_buf_free(&b);
     wcs_plan_free(&p);
     free(c);
