@@ -3,24 +3,27 @@
 patterns on the 64-cell iWarp (an 8x8 torus), messages of 32, 256, 2K and 16K words,
 by message passing and by phased connection sets (ConSet).
 
-Message passing: a W2 program per pattern and size (sendmsg and receivemsg,
-docs/w2.md section 8.3), compiled with warp-cc -O2 -mcpu=iwarp; each cell sends one
-message of K words to each of its partners and receives one from each.
-ConSet: warp-conset partitions, routes and schedules the pattern (conset/), and
-runtime/conset.s runs the plan on the cells: a context switch before each phase,
-then every connection streams its K words by spools (docs/design.md, section 12).
-There are no W2 statements for connection sets yet, so that side is a few lines of
-assembly calling the runtime.
+Both sides are W2 programs compiled with warp-cc -O2 -mcpu=iwarp, each cell sending
+K words to each of its partners and receiving as many.
+Message passing: sendmsg and receivemsg (docs/w2.md, section 8.4).
+ConSet: the pattern declared as a phase of connections, a sendcon and a receivecon
+posted on each, and one instantiate (section 8.5): the compiler partitions,
+routes and schedules the connections (conset/), and runtime/conset.s runs the plan
+on the cells, a context switch before each phase (docs/design.md, section 12).
 
-Both run on warp-sim --topology torus:8x8 (ConSet with --channels 3,1, the plan's
-three channels a bus); the figure is the run's clock count, every overhead being
+Both run on warp-sim --topology torus:8x8 --channels 3,1 (the plan's three
+channels a bus); the figure is the run's clock count, every overhead being
 instructions the cells executed. Prints one line per pattern and size,
 
     PATTERN k=K conset=CLOCKS msgpass=CLOCKS paper: conset=C msgpass=M
 
-and then how far each is from the paper's measured clocks.
+and then how far each is from the paper's measured clocks, with the phases of
+each ConSet plan (warp-conset on the same connections in the same order).
 
-    python3 bench/seed003.py [--build DIR] [--sizes 32,256] [--patterns torus,...] [--keep DIR]
+    python3 bench/seed003.py [--build DIR] [--sizes 32,256] [--patterns torus,...]
+                             [--models conset,msgpass] [--keep DIR]
+
+(--models conset measures one side only: the other's figures print as 0.)
 """
 import argparse
 import os
@@ -86,20 +89,61 @@ end
 """
 
 
+# The patterns as connection sets: each connection a name, an index range or
+# none, and its destination from the cell's cid (x = cid mod 8, y = cid / 8); the
+# butterfly's six are the Gray-code neighbours of PARTNERS written out per bit.
+CONSETS = {
+    "torus": [("e", None, "(cid / 8) * 8 + (cid + 1) mod 8"),
+              ("n", None, "((cid / 8 + 1) mod 8) * 8 + cid mod 8"),
+              ("w", None, "(cid / 8) * 8 + (cid + 7) mod 8"),
+              ("s", None, "((cid / 8 + 7) mod 8) * 8 + cid mod 8")],
+    "butterfly": [("x0", None, "(cid / 8) * 8 + cid mod 8 + 1 - 2 * (cid mod 2)"),
+                  ("x1", None, "(cid / 8) * 8 + 4 * (cid mod 8 / 4) + 3 - cid mod 4"),
+                  ("x2", None, "(cid / 8) * 8 + 7 - cid mod 8"),
+                  ("y0", None, "(cid / 8 + 1 - 2 * (cid / 8 mod 2)) * 8 + cid mod 8"),
+                  ("y1", None, "(4 * (cid / 32) + 3 - cid / 8 mod 4) * 8 + cid mod 8"),
+                  ("y2", None, "(7 - cid / 8) * 8 + cid mod 8")],
+    "alltoall": [("all", (1, 63), "(cid + j) mod 64")],
+}
+
+
 # One buffer sends and receives (its contents do not matter here): with 16K words
-# and the all-to-all plan (about 170 KB in every cell), two would not fit.
-CONSET_DRIVER = """; seed 003's pattern by ConSet: run the plan, every connection {k} words
-        .model  iwarp
-        .cells  0, 63
-        .data
-buf:    .zero   {bytes}
-        .text
-        .globl  main
-main:   mv r1, buf | mv r2, buf
-        mv r3, {k} | mv r4, 0
-        call cs_run
-        halt
+# and the all-to-all plan (about 100 KB in every cell), two would not fit.
+def conset_program(pattern, k):
+    conns, posts = [], []
+    for name, rng, dst in CONSETS[pattern]:
+        if rng:
+            conns.append(f"{name}[j : {rng[0]} : {rng[1]}] to {dst}")
+            posts.append(f"  for j := {rng[0]} to {rng[1]} do\n  begin\n    sendcon ({name}[j], buf[0], {k});\n"
+                         f"    receivecon ({name}[j], buf[0], {k})\n  end;")
+        else:
+            conns.append(f"{name} to {dst}")
+            posts.append(f"  sendcon ({name}, buf[0], {k});\n  receivecon ({name}, buf[0], {k});")
+    sep = ",\n        "
+    body = "\n".join(posts)
+    return f"""/* seed 003's {pattern} pattern by ConSet, {k} words a connection */
+module {pattern}{k}cs (unused out)
+int unused;
+cellprogram (cid : 0 : 63)
+begin
+  phase pattern : {sep.join(conns)};
+  int buf[{k}], j;
+{body}
+  instantiate pattern
+end
 """
+
+
+def conset_connections(pattern):
+    """The connections in the order warp-cc gives them to the compiler:
+    connection by connection, index by index, cell by cell."""
+    out = []
+    for name, rng, dst in CONSETS[pattern]:
+        expr = dst.replace("mod", "%").replace("/", "//")
+        for j in (range(rng[0], rng[1] + 1) if rng else [0]):
+            for cid in range(64):
+                out.append((cid, eval(expr, {"cid": cid, "j": j})))
+    return out
 
 
 def run(cmd, what):
@@ -128,23 +172,19 @@ def measure_msgpass(bindir, tmp, pattern, k):
 
 
 def measure_conset(bindir, tmp, pattern, k):
-    plan = os.path.join(tmp, f"{pattern}{k}.plan.s")
-    p = run([os.path.join(bindir, "warp-conset"), "--torus", "8x8", "--pattern", pattern, "--words", str(k),
-             "-o", plan], "warp-conset")
-    phases = int(re.search(r"(\d+) phases", p.stderr).group(1))
-    drv = os.path.join(tmp, f"{pattern}{k}.drv.s")
-    with open(drv, "w") as f:
-        f.write(CONSET_DRIVER.format(k=k, bytes=4 * k))
-    objs = []
-    for s in (os.path.join(ROOT, "runtime", "conset.s"), plan, drv):
-        o = os.path.join(tmp, os.path.basename(s) + f".{pattern}{k}.o")
-        run([os.path.join(bindir, "warp-as"), "-o", o, s], "warp-as " + s)
-        objs.append(o)
+    src = os.path.join(tmp, f"{pattern}{k}.cs.w2")
     img = os.path.join(tmp, f"{pattern}{k}.cs.img")
-    run([os.path.join(bindir, "warp-ld"), "-e", "main", "-o", img] + objs, "warp-ld")
-    p = run([os.path.join(bindir, "warp-sim"), img, "--topology", "torus:8x8", "--channels", "3,1", "--stats"],
-            "warp-sim " + img)
-    return clocks(p.stderr), phases
+    with open(src, "w") as f:
+        f.write(conset_program(pattern, k))
+    run([os.path.join(bindir, "warp-cc"), "-mcpu=iwarp", "-O2", "-o", img, src], "warp-cc " + src)
+    p = run([os.path.join(bindir, "warp-sim"), img, "--topology", "torus:8x8", "--channels", "3,1", "--stats", "--out",
+             "unused=" + os.path.join(tmp, "unused.txt")], "warp-sim " + img)
+    conns = os.path.join(tmp, f"{pattern}.conns")
+    with open(conns, "w") as f:
+        f.writelines(f"{a} {b}\n" for a, b in conset_connections(pattern))
+    q = run([os.path.join(bindir, "warp-conset"), "--torus", "8x8", "--conns", conns, "--words", str(k), "-o",
+             os.path.join(tmp, f"{pattern}.plan.s")], "warp-conset")
+    return clocks(p.stderr), int(re.search(r"(\d+) phases", q.stderr).group(1))
 
 
 def main():
@@ -152,6 +192,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--sizes", default="32,256,2048,16384")
     ap.add_argument("--patterns", default="torus,butterfly,alltoall")
+    ap.add_argument("--models", default="conset,msgpass", help="measure these (the other prints as 0)")
     ap.add_argument("--keep", help="write the programs, plans and images here")
     args = ap.parse_args()
     bindir = os.path.join(args.build, "bin")
@@ -165,8 +206,9 @@ def main():
     rows = []
     for pat in patterns:
         for k in sizes:
-            cs, phases = measure_conset(bindir, tmp, pat, k)
-            mp = measure_msgpass(bindir, tmp, pat, k)
+            models = args.models.split(",")
+            cs, phases = measure_conset(bindir, tmp, pat, k) if "conset" in models else (0, 0)
+            mp = measure_msgpass(bindir, tmp, pat, k) if "msgpass" in models else 0
             pcs, pmp = PAPER[pat].get(k, (None, None))
             paper = f" paper: conset={pcs} msgpass={pmp}" if pcs else ""
             print(f"{pat} k={k} conset={cs} msgpass={mp}{paper}", flush=True)
@@ -177,6 +219,9 @@ def main():
     for pat, k, cs, mp, pcs, pmp, phases in rows:
         if pcs:
             worst = max(worst, cs / pcs, mp / pmp)
+        if not cs or not mp:
+            print(f"{pat:<10} {k:>6} {phases:>6} {cs / pcs if cs else 0:>13.2f} {mp / pmp if mp else 0:>14.2f} {'-':>13}")
+            continue
         rc = f"{cs / pcs:.2f}" if pcs else "-"
         rm = f"{mp / pmp:.2f}" if pmp else "-"
         print(f"{pat:<10} {k:>6} {phases:>6} {rc:>13} {rm:>14} {'yes' if cs < mp else 'NO':>13}")

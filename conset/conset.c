@@ -31,7 +31,20 @@ static int ring_distance(int a, int b, int n)
 
 int wcs_distance(const wcs_machine *m, int a, int b)
 {
+    if (m->mesh) return abs(a % m->width - b % m->width) + abs(a / m->width - b / m->width);
     return ring_distance(a % m->width, b % m->width, m->width) + ring_distance(a / m->width, b / m->width, m->height);
+}
+
+/* Does the bus leave the cell over the torus's edge? */
+static int wraps(const wcs_machine *m, int cell, int bus)
+{
+    int x = cell % m->width, y = cell / m->width;
+    switch (bus) {
+    case WCS_XRIGHT: return x == m->width - 1;
+    case WCS_XLEFT: return x == 0;
+    case WCS_YUP: return y == m->height - 1;
+    default: return y == 0;
+    }
 }
 
 /* ---- One phase: what its routes use --------------------------------------------- */
@@ -40,6 +53,7 @@ typedef struct phase {
     int *bus_use;     /* per cell * 4 + bus: routes crossing that bus */
     int *cell_use;    /* per cell: routes using one of its logical channels (starting,
                          passing through or ending there) */
+    int *starts, *ends; /* per cell: the connections it sends and receives */
     int nconns;
 } phase;
 
@@ -64,6 +78,8 @@ static void phase_init(compiler *C, phase *p)
 {
     p->bus_use = ws_xcalloc((size_t)C->ncells * 4, sizeof *p->bus_use);
     p->cell_use = ws_xcalloc((size_t)C->ncells, sizeof *p->cell_use);
+    p->starts = ws_xcalloc((size_t)C->ncells, sizeof *p->starts);
+    p->ends = ws_xcalloc((size_t)C->ncells, sizeof *p->ends);
     p->nconns = 0;
 }
 
@@ -71,6 +87,8 @@ static void phase_free(phase *p)
 {
     free(p->bus_use);
     free(p->cell_use);
+    free(p->starts);
+    free(p->ends);
 }
 
 /* A step's cost: hops first (a detour spends channels on every bus it crosses),
@@ -135,7 +153,7 @@ static int64_t route_in(compiler *C, const phase *p, int k)
         if (u == dst) break;
         for (int bus = 0; bus < 4; bus++) {
             int v = wcs_neighbour(m, u, bus);
-            if (v == u || done[v]) continue;
+            if (v == u || done[v] || (m->mesh && wraps(m, u, bus))) continue;
             int used = p->bus_use[u * 4 + bus], entered = p->cell_use[v];
             if (used >= m->bus_channels || entered >= m->cell_channels) continue;
             int64_t c = C->cost[u] + HOP_COST + (int64_t)CONGESTION_COST * used / m->bus_channels +
@@ -167,6 +185,8 @@ static void take_route(compiler *C, int p, int k)
     C->conn_path[k] = ws_xrealloc(C->conn_path[k], sizeof **C->conn_path * (size_t)(C->npath + 1));
     memcpy(C->conn_path[k], C->path, sizeof *C->path * (size_t)C->npath);
     ph->cell_use[C->conns[k].src]++;
+    ph->starts[C->conns[k].src]++;
+    ph->ends[C->conns[k].dst]++;
     for (int i = 0; i < C->npath; i++) {
         ph->bus_use[C->path[i]]++;
         ph->cell_use[wcs_neighbour(C->m, C->path[i] / 4, C->path[i] % 4)]++;
@@ -178,6 +198,8 @@ static void rip_up(compiler *C, int k)
 {
     phase *ph = &C->phases[C->conn_phase[k]];
     ph->cell_use[C->conns[k].src]--;
+    ph->starts[C->conns[k].src]--;
+    ph->ends[C->conns[k].dst]--;
     for (int i = 0; i < C->conn_len[k]; i++) {
         int b = C->conn_path[k][i];
         ph->bus_use[b]--;
@@ -194,26 +216,43 @@ static int new_phase(compiler *C)
     return C->nphases++;
 }
 
-/* The phase (other than `skip`, -1 for none) whose route for k is shortest, ties to
- * the earliest phase so that phases fill in order; -1 if none has room. The route
- * is left in C->path. */
+/* How busy connection k's ends already are in phase p: the more connections
+ * one cell sends or receives in a phase, the longer the phase lasts for every
+ * cell (all wait for the last at the context switch), however few the others
+ * have. */
+static int endpoint_load(const compiler *C, const phase *p, int k)
+{
+    int s = p->starts[C->conns[k].src], e = p->ends[C->conns[k].dst];
+    return s > e ? s : e;
+}
+
+/* The phase (other than `skip`, -1 for none) whose route for k is shortest, then
+ * whose cells at k's ends are least busy, then the earliest; -1 if none has room.
+ * The route is left in C->path. */
 static int best_phase(compiler *C, int k, int skip)
 {
-    int best = -1;
-    int64_t best_cost = 0;
+    int best = -1, best_load = 0;
+    int64_t best_hops = 0;
     int *best_path = malloc(sizeof *best_path * (size_t)(C->ncells + 1));
     int best_len = 0;
+    int64_t shortest = wcs_distance(C->m, C->conns[k].src, C->conns[k].dst);
     for (int p = 0; p < C->nphases; p++) {
         if (p == skip) continue;
+        int load = endpoint_load(C, &C->phases[p], k);
+        /* A phase no better on both counts is not worth the search. */
+        if (best >= 0 && best_hops == shortest && load >= best_load) continue;
         int64_t c = route_in(C, &C->phases[p], k);
-        /* Only the hop count decides between phases: congestion is for spreading
-         * routes within a phase, and an earlier phase with room is always better. */
-        if (c < 0 || (best >= 0 && c / HOP_COST >= best_cost / HOP_COST)) continue;
+        if (c < 0) continue;
+        /* Only hops and the ends' load decide between phases: congestion is for
+         * spreading routes within a phase. */
+        int64_t hops = c / HOP_COST;
+        if (best >= 0 && (hops > best_hops || (hops == best_hops && load >= best_load))) continue;
         best = p;
-        best_cost = c;
+        best_hops = hops;
+        best_load = load;
         best_len = C->npath;
         memcpy(best_path, C->path, sizeof *best_path * (size_t)C->npath);
-        if (c / HOP_COST == wcs_distance(C->m, C->conns[k].src, C->conns[k].dst)) break;
+        if (hops == shortest && load == 0) break;
     }
     if (best >= 0) {
         memcpy(C->path, best_path, sizeof *best_path * (size_t)best_len);
@@ -244,6 +283,10 @@ static int empty_smallest_phase(compiler *C)
         if (victim < 0 || C->phases[p].nconns <= C->phases[victim].nconns) victim = p;
     if (victim < 0 || C->nphases < 2) return 0;
     int *moved = malloc(sizeof *moved * (size_t)(C->phases[victim].nconns + 1));
+    /* The routes they had, to put them back exactly: rerouting in the victim
+     * could take other buses, and then a later one might find no room. */
+    int **old_path = malloc(sizeof *old_path * (size_t)(C->phases[victim].nconns + 1));
+    int *old_len = malloc(sizeof *old_len * (size_t)(C->phases[victim].nconns + 1));
     int nmoved = 0, ok = 1;
     for (int k = 0; k < C->n && ok; k++) {
         if (C->conn_phase[k] != victim) continue;
@@ -252,19 +295,26 @@ static int empty_smallest_phase(compiler *C)
             ok = 0;
             break;
         }
+        old_len[nmoved] = C->conn_len[k];
+        old_path[nmoved] = malloc(sizeof **old_path * (size_t)(C->conn_len[k] + 1));
+        memcpy(old_path[nmoved], C->conn_path[k], sizeof **old_path * (size_t)C->conn_len[k]);
         rip_up(C, k);
         take_route(C, p, k);
         moved[nmoved++] = k;
     }
     if (!ok) {
-        /* Put back what moved, on the routes it had: rerouting in the victim now
-         * finds the same room it left. */
         for (int i = nmoved - 1; i >= 0; i--) {
             int k = moved[i];
             rip_up(C, k);
-            route_in(C, &C->phases[victim], k);
+            C->npath = old_len[i];
+            memcpy(C->path, old_path[i], sizeof *C->path * (size_t)old_len[i]);
             take_route(C, victim, k);
         }
+    }
+    for (int i = 0; i < nmoved; i++) free(old_path[i]);
+    free(old_path);
+    free(old_len);
+    if (!ok) {
         free(moved);
         return 0;
     }
@@ -275,6 +325,40 @@ static int empty_smallest_phase(compiler *C)
     for (int k = 0; k < C->n; k++)
         if (C->conn_phase[k] > victim) C->conn_phase[k]--;
     return 1;
+}
+
+/* Moves connections between phases, each onto a route no longer than its own,
+ * where that evens out how many connections a cell sends and receives in each
+ * phase (the sum of their squares falls with every move, so this ends): the
+ * router fills the first phases with whatever fits, and a phase lasts as long as
+ * its busiest cell. Rounds over all connections until one moves nothing. */
+static void balance_ends(compiler *C, int rounds)
+{
+    for (int r = 0; r < rounds; r++) {
+        int moved = 0;
+        for (int k = 0; k < C->n; k++) {
+            const phase *from = &C->phases[C->conn_phase[k]];
+            int src = C->conns[k].src, dst = C->conns[k].dst;
+            int a = from->starts[src], e = from->ends[dst];
+            if (a + e <= 3) continue;
+            int best = -1, best_gain = 0;
+            for (int q = 0; q < C->nphases; q++) {
+                const phase *to = &C->phases[q];
+                int gain = (a - to->starts[src]) + (e - to->ends[dst]) - 2;
+                if (q == C->conn_phase[k] || gain <= best_gain) continue;
+                int64_t c = route_in(C, to, k);
+                if (c < 0 || c / HOP_COST > C->conn_len[k]) continue;
+                best = q;
+                best_gain = gain;
+            }
+            if (best < 0) continue;
+            route_in(C, &C->phases[best], k);
+            rip_up(C, k);
+            take_route(C, best, k);
+            moved++;
+        }
+        if (!moved) break;
+    }
 }
 
 /* ---- The scheduler ------------------------------------------------------------- */
@@ -461,6 +545,7 @@ int wcs_compile(const wcs_machine *m, const wcs_conn *conns, int n, const wcs_op
     }
     int rounds = opts && opts->ripup_rounds > 0 ? opts->ripup_rounds : 0;
     for (int r = 0; r < rounds && empty_smallest_phase(&C); r++) {}
+    balance_ends(&C, 16);
     if (opts && opts->max_phases > 0 && C.nphases > opts->max_phases) {
         snprintf(err, errlen, "the connections need %d phases; at most %d are allowed", C.nphases, opts->max_phases);
         rc = -1;
@@ -552,6 +637,10 @@ int wcs_check(const wcs_machine *m, const wcs_conn *conns, int n, const wcs_plan
                 goto out;
             }
             *taken |= 1 << h->channel;
+            if (m->mesh && wraps(m, at, h->bus)) {
+                snprintf(err, errlen, "connection %d: hop %d wraps around the mesh at cell %d", k, i, at);
+                goto out;
+            }
             at = wcs_neighbour(m, at, h->bus);
             if (++entered[(size_t)r->phase * (size_t)nc + (size_t)at] > m->cell_channels) {
                 snprintf(err, errlen, "phase %d: more than %d connections use cell %d", r->phase, m->cell_channels, at);

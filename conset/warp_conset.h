@@ -34,6 +34,8 @@ typedef struct wcs_machine {
                                 of its logical channels where it starts, passes through or
                                 ends (seed 003, section 4.4.1: the node's capacity) */
     int clocks_per_word;     /* network access: clocks to send or receive a word (seed 003: 2) */
+    int mesh;                /* no route takes a link that wraps around (in a 2-D W2 program
+                                those lead to the host) */
 } wcs_machine;
 
 typedef struct wcs_conn {
@@ -87,12 +89,22 @@ void wcs_plan_free(wcs_plan *p);
 int wcs_check(const wcs_machine *m, const wcs_conn *conns, int nconns, const wcs_plan *p, char *err,
               size_t errlen);
 
+/* The plan as the words runtime/conset.s runs (docs/design.md, section 12): phases,
+ * cells, synchronisation rounds, first_cid, the byte offset of each cell's block
+ * from the first word, then the blocks. A connection's slots are its places among
+ * its source's sends and its destination's receives in the order of `conns`.
+ * 0 and the words (free them); -1 with a message in err (a route with too many
+ * turns for a pathway header). */
+int wcs_plan_words(const wcs_machine *m, const wcs_conn *conns, int nconns, const wcs_plan *p, int first_cid,
+                   uint32_t **words, size_t *nwords, char *err, size_t errlen);
+
 /* A lower bound on the phases any router needs: the cell channels all shortest
  * routes need (hops + 1 each), over what the cells offer in one phase; and at least
  * the connections one cell starts and ends over its channels, or over its buses. */
 int wcs_phase_lower_bound(const wcs_machine *m, const wcs_conn *conns, int nconns);
 
-/* The torus distance between two cells (hops of a shortest route). */
+/* The distance between two cells (hops of a shortest route; on a mesh, without
+ * wrapping around). */
 int wcs_distance(const wcs_machine *m, int a, int b);
 /* The neighbour of a cell over a bus. */
 int wcs_neighbour(const wcs_machine *m, int cell, int bus);

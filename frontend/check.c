@@ -572,6 +572,41 @@ static void check_message(checker *ck, w2_stmt *s)
     }
 }
 
+/* sendcon (conn[index], block, words) and receivecon (the same): a declared
+ * connection, with an index exactly when it was declared with one; the block as
+ * sendmsg's. instantiate SET: a declared set. */
+static void check_con_transfer(checker *ck, w2_stmt *s)
+{
+    int send = s->kind == W2_ST_CONSEND;
+    const char *stmt = send ? "sendcon" : "receivecon";
+    s->conn = w2_find_conn(ck->prog, s->callee);
+    if (!s->conn) {
+        w2_error(ck->c, s->callee_loc, "'%s' is not a connection (declare it in a 'phase NAME : ...' before the "
+                 "statements)", s->callee);
+    } else if (s->conn->index && !s->rhs) {
+        w2_error(ck->c, s->callee_loc, "connection '%s' has an index ('%s[%s]' of %lld to %lld)", s->callee,
+                 s->callee, s->conn->index, (long long)s->conn->lo, (long long)s->conn->hi);
+    } else if (!s->conn->index && s->rhs) {
+        w2_error(ck->c, start_of(s->rhs), "connection '%s' is a single connection, without an index", s->callee);
+    }
+    if (s->rhs) message_int(ck, s->rhs, stmt, "the connection's index");
+    w2_var *v = send ? check_name(ck, s->lhs, 0) : check_target(ck, s->lhs, "receive a connection's words into");
+    if (v && v->kind == W2_VAR_CELLID)
+        w2_error(ck->c, s->lhs->loc, "'%s' is the cell-id variable, which lives in no memory to send from", v->name);
+    else if (v && v->kind == W2_VAR_LOCAL)
+        w2_error(ck->c, s->lhs->loc, "'%s' is a function's local: the words of '%s' move at 'instantiate', which may "
+                 "come after the function has returned, so the block must be a cell-global variable", v->name, stmt);
+    message_int(ck, s->limit, stmt, "the number of words");
+}
+
+static void check_instantiate(checker *ck, w2_stmt *s)
+{
+    s->set = w2_find_conset(ck->prog, s->callee);
+    if (!s->set)
+        w2_error(ck->c, s->callee_loc, "'%s' is not a phase (declare it as 'phase %s : ...' before the statements)",
+                 s->callee, s->callee);
+}
+
 /* Appends to the work list the functions that the statements s call, and
  * says whether one of those calls names `target`. Statement nesting is bounded
  * by the parser, so this recursion is too. */
@@ -699,6 +734,13 @@ static void check_stmt(checker *ck, w2_stmt *s)
     case W2_ST_MSGSEND:
     case W2_ST_MSGRECV:
         check_message(ck, s);
+        break;
+    case W2_ST_CONSEND:
+    case W2_ST_CONRECV:
+        check_con_transfer(ck, s);
+        break;
+    case W2_ST_INSTANTIATE:
+        check_instantiate(ck, s);
         break;
     }
 }
@@ -845,6 +887,8 @@ int w2_check(w2_ctx *c, w2_program *prog)
         if (it->var) declare(&ck, ck.globals, it->var->name, it->var->loc, it->var, NULL);
         else check_func(&ck, it->func, ++id);
     }
+    w2_check_consets(c, prog);
     check_stmts(&ck, prog->body);
+    if (c->diag->errors == before) w2_plan_consets(c, prog);
     return c->diag->errors - before;
 }

@@ -9,6 +9,7 @@
 
 #include <llvm-c/DebugInfo.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The backend's interface functions (design.md, section 2). */
@@ -68,6 +69,8 @@ typedef struct lowerer {
     int full_debug;
     /* Message passing (lower_message): the argument block and the runtime's entries. */
     LLVMValueRef main_fn, msg_args, msg_send, msg_recv, msg_flush;
+    /* Phased connection sets (lower_con): the argument block and the runtime's entries. */
+    LLVMValueRef cs_args, cs_instantiate, cs_range;
 } lowerer;
 
 /* ---- Types, locations, runtime functions ------------------------------------------ */
@@ -456,6 +459,91 @@ static void lower_message(lowerer *lw, w2_stmt *s)
     }
 }
 
+/* Phased connection sets (frontend/conset.c made each set's plan): a set's plan is
+ * a constant array, and its send and receive tables hold a block (address, words)
+ * a slot, which sendcon and receivecon fill; instantiate passes the three to the
+ * runtime (runtime/conset_w2.s) through the global w2_cs_args, as messages do. */
+static void con_globals(lowerer *lw, w2_conset *set)
+{
+    if (set->plan_g) return;
+    char name[160];
+    LLVMValueRef *words = ws_xmalloc(sizeof *words * (set->nplan + 1));
+    for (size_t i = 0; i < set->nplan; i++) words[i] = LLVMConstInt(lw->t_i32, set->plan[i], 0);
+    LLVMTypeRef pt = LLVMArrayType2(lw->t_i32, set->nplan);
+    snprintf(name, sizeof name, "w2.cs.plan.%s", set->name);
+    set->plan_g = LLVMAddGlobal(lw->m, pt, name);
+    LLVMSetInitializer(set->plan_g, LLVMConstArray2(lw->t_i32, words, set->nplan));
+    LLVMSetGlobalConstant(set->plan_g, 1);
+    LLVMSetLinkage(set->plan_g, LLVMInternalLinkage);
+    free(words);
+    LLVMTypeRef tt = LLVMArrayType2(lw->t_i32, 2 * (uint64_t)set->nslots);
+    snprintf(name, sizeof name, "w2.cs.send.%s", set->name);
+    set->send_g = LLVMAddGlobal(lw->m, tt, name);
+    snprintf(name, sizeof name, "w2.cs.recv.%s", set->name);
+    set->recv_g = LLVMAddGlobal(lw->m, tt, name);
+    LLVMValueRef tables[2] = {set->send_g, set->recv_g};
+    for (int i = 0; i < 2; i++) {
+        LLVMSetInitializer(tables[i], LLVMConstNull(tt));
+        LLVMSetLinkage(tables[i], LLVMInternalLinkage);
+    }
+    if (!lw->cs_args) {
+        LLVMTypeRef at = LLVMArrayType2(lw->t_i32, 4);
+        lw->cs_args = LLVMAddGlobal(lw->m, at, "w2_cs_args");
+        LLVMSetInitializer(lw->cs_args, LLVMConstNull(at));
+        lw->cs_instantiate = msg_entry(lw, "w2_cs_instantiate");
+        lw->cs_range = msg_entry(lw, "w2_cs_range");
+    }
+}
+
+static void table_store(lowerer *lw, LLVMValueRef table, uint64_t n, LLVMValueRef index, LLVMValueRef v)
+{
+    LLVMValueRef ix[2] = {i32_const(lw, 0), index};
+    LLVMBuildStore(lw->b, v, LLVMBuildInBoundsGEP2(lw->b, LLVMArrayType2(lw->t_i32, n), table, ix, 2, "cs.entry"));
+}
+
+/* sendcon and receivecon post a block for the connection's slot at this cell; an
+ * index outside the connection's range calls w2_cs_range, which faults. */
+static void lower_con_transfer(lowerer *lw, w2_stmt *s)
+{
+    w2_conn *k = s->conn;
+    con_globals(lw, k->set);
+    LLVMValueRef index = s->rhs ? rvalue(lw, s->rhs) : NULL;
+    LLVMValueRef words = rvalue(lw, s->limit);
+    LLVMValueRef block = element_addr(lw, s->lhs);
+    set_loc(lw, s->loc);
+    LLVMValueRef slot = i32_const(lw, k->slot);
+    if (index) {
+        LLVMValueRef off = LLVMBuildSub(lw->b, index, i32_const(lw, (int32_t)k->lo), "cs.off");
+        LLVMValueRef in = LLVMBuildICmp(lw->b, LLVMIntULT, off, i32_const(lw, (int32_t)(k->hi - k->lo + 1)), "cs.in");
+        LLVMBasicBlockRef bad = new_block(lw, "cs.range"), ok = new_block(lw, "cs.slot");
+        LLVMBuildCondBr(lw->b, in, ok, bad);
+        start_block(lw, bad);
+        LLVMBuildCall2(lw->b, lw->t_fn, lw->cs_range, NULL, 0, "");
+        LLVMBuildBr(lw->b, ok);
+        start_block(lw, ok);
+        slot = LLVMBuildAdd(lw->b, slot, off, "cs.slot");
+    }
+    LLVMValueRef table = s->kind == W2_ST_CONSEND ? k->set->send_g : k->set->recv_g;
+    uint64_t n = 2 * (uint64_t)k->set->nslots;
+    LLVMValueRef entry = LLVMBuildShl(lw->b, slot, i32_const(lw, 1), "cs.entry");
+    table_store(lw, table, n, entry, LLVMBuildPtrToInt(lw->b, block, lw->t_i32, "cs.block"));
+    table_store(lw, table, n, LLVMBuildAdd(lw->b, entry, i32_const(lw, 1), "cs.words"), words);
+}
+
+static void lower_instantiate(lowerer *lw, w2_stmt *s)
+{
+    w2_conset *set = s->set;
+    con_globals(lw, set);
+    LLVMValueRef g[3] = {set->plan_g, set->send_g, set->recv_g};
+    LLVMTypeRef at = LLVMArrayType2(lw->t_i32, 4);
+    for (int i = 0; i < 3; i++) {
+        LLVMValueRef ix[2] = {i32_const(lw, 0), i32_const(lw, i)};
+        LLVMBuildStore(lw->b, LLVMBuildPtrToInt(lw->b, g[i], lw->t_i32, "cs.arg"),
+                       LLVMBuildInBoundsGEP2(lw->b, at, lw->cs_args, ix, 2, "cs.args"));
+    }
+    LLVMBuildCall2(lw->b, lw->t_fn, lw->cs_instantiate, NULL, 0, "");
+}
+
 /* Both bounds are evaluated once, before the loop. The exit test compares the
  * variable with the last bound before stepping, so a loop up to INT_MAX (or down
  * to INT_MIN) ends instead of wrapping; the checker guarantees that nothing else
@@ -560,6 +648,13 @@ static void lower_stmt(lowerer *lw, w2_stmt *s)
     case W2_ST_MSGSEND:
     case W2_ST_MSGRECV:
         lower_message(lw, s);
+        break;
+    case W2_ST_CONSEND:
+    case W2_ST_CONRECV:
+        lower_con_transfer(lw, s);
+        break;
+    case W2_ST_INSTANTIATE:
+        lower_instantiate(lw, s);
         break;
     }
 }

@@ -667,6 +667,118 @@ static w2_stmt *message(parser *p)
     return s;
 }
 
+/* Phased connection sets on iWarp (docs/w2.md, section 8.5). The words 'phase',
+ * 'sendcon', 'receivecon' and 'instantiate' are not reserved: each starts a
+ * declaration or statement only where nothing else could stand (a name followed
+ * by a name and ':', by '(', or by a name). */
+static int word_is(const w2_token *t, const char *w)
+{
+    return t->kind == W2_TK_IDENT && (size_t)t->len == strlen(w) && !memcmp(t->text, w, (size_t)t->len);
+}
+
+static int is_phase_decl(const w2_token *t)
+{
+    return word_is(t, "phase") && t[1].kind == W2_TK_IDENT && t[2].kind == W2_TK_COLON;
+}
+
+static int is_con_word(const w2_token *t)
+{
+    return (word_is(t, "sendcon") || word_is(t, "receivecon")) && t[1].kind == W2_TK_LPAREN;
+}
+
+static int is_instantiate(const w2_token *t) { return word_is(t, "instantiate") && t[1].kind == W2_TK_IDENT; }
+
+/* A connection's index bound: an int literal, perhaps negative. */
+static int bound(parser *p, int64_t *v, const char *what)
+{
+    int neg = consume(p, W2_TK_MINUS);
+    w2_token *t = expect(p, W2_TK_INTLIT, what);
+    if (!t) return 0;
+    if (t->ival > INT32_MAX) {
+        value_error(p, t->loc, "the bound '%.*s' is too large", t->len > 40 ? 40 : t->len, t->text);
+        return 0;
+    }
+    *v = neg ? -(int64_t)t->ival : (int64_t)t->ival;
+    return 1;
+}
+
+/* conset := 'phase' NAME ':' conn {',' conn} ';'
+ * conn   := NAME ['[' NAME ':' INT ':' INT ']'] 'to' expr */
+static void conset_decl(parser *p, w2_program *prog, w2_conset ***tail)
+{
+    p->region = p->tok->loc;
+    advance(p); /* 'phase' */
+    w2_token *name = advance(p);
+    advance(p); /* ':' */
+    w2_conset *set = new_node(p, sizeof *set);
+    set->name = ident_text(p, name);
+    set->loc = name->loc;
+    w2_conn **ct = &set->conns;
+    do {
+        w2_token *cn = expect_ident(p, "a connection's name");
+        if (!cn) break;
+        w2_conn *c = new_node(p, sizeof *c);
+        c->name = ident_text(p, cn);
+        c->loc = cn->loc;
+        c->set = set;
+        if (consume(p, W2_TK_LBRACKET)) {
+            w2_token *ix = expect_ident(p, "the connection's index variable");
+            if (!ix) break;
+            c->index = ident_text(p, ix);
+            c->index_loc = ix->loc;
+            if (!expect(p, W2_TK_COLON, "after the index variable") || !bound(p, &c->lo, "as the first index") ||
+                !expect(p, W2_TK_COLON, "after the first index") || !bound(p, &c->hi, "as the last index") ||
+                !expect(p, W2_TK_RBRACKET, "after the last index"))
+                break;
+            if (c->lo > c->hi) {
+                value_error(p, c->index_loc, "the index of '%s' runs from %lld to %lld: the first must not exceed "
+                            "the last", c->name, (long long)c->lo, (long long)c->hi);
+                c->hi = c->lo;
+            }
+        }
+        if (!expect(p, W2_TK_TO, "before the connection's destination cell")) break;
+        c->dst = expr(p);
+        *ct = c;
+        ct = &c->next;
+    } while (!p->panic && consume(p, W2_TK_COMMA));
+    if (!p->panic) expect(p, W2_TK_SEMI, "after the connections of a phase");
+    if (p->panic) skip_declaration(p);
+    (void)prog;
+    **tail = set;
+    *tail = &set->next;
+}
+
+/* 'sendcon' '(' NAME ['[' expr ']'] ',' lvalue ',' expr ')'      connection, block, words
+ * 'receivecon' '(' NAME ['[' expr ']'] ',' lvalue ',' expr ')'   connection, block, most words */
+static w2_stmt *con_transfer(parser *p)
+{
+    w2_token *kw = advance(p);
+    int is_send = kw->len == 7;
+    const char *name = is_send ? "sendcon" : "receivecon";
+    w2_stmt *s = new_stmt(p, is_send ? W2_ST_CONSEND : W2_ST_CONRECV, kw->loc);
+    advance(p); /* '(' */
+    w2_token *cn = expect_ident(p, "a connection's name");
+    if (!cn) return s;
+    s->callee = ident_text(p, cn);
+    s->callee_loc = cn->loc;
+    if (consume(p, W2_TK_LBRACKET)) {
+        s->rhs = expr(p);
+        if (p->panic || !expect(p, W2_TK_RBRACKET, "after the connection's index")) return s;
+    }
+    if (!expect(p, W2_TK_COMMA, "after the connection")) return s;
+    s->lhs = lvalue(p);
+    if (p->panic || !expect(p, W2_TK_COMMA, "after the first element of the block")) return s;
+    s->limit = expr(p);
+    char where[64];
+    snprintf(where, sizeof where, "to close '%s'", name);
+    if (!p->panic && at(p, W2_TK_COMMA)) {
+        error_at(p, p->tok->loc, "'%s' takes three arguments", name);
+        return s;
+    }
+    expect(p, W2_TK_RPAREN, where);
+    return s;
+}
+
 /* stmt := lvalue ':=' expr
  *       | 'for' NAME ':=' expr ('to' | 'downto') expr 'do' stmt
  *       | 'while' expr 'do' stmt
@@ -699,6 +811,15 @@ static w2_stmt *stmt(parser *p)
             error_at(p, t[1].loc, "W2 has no '%s%s': write '%.*s := %.*s %s 1'", op, op, len, t->text, len, t->text,
                      op);
             return NULL;
+        }
+        if (is_con_word(t)) return con_transfer(p);
+        if (is_instantiate(t)) {
+            w2_stmt *s = new_stmt(p, W2_ST_INSTANTIATE, t->loc);
+            advance(p);
+            w2_token *set = advance(p);
+            s->callee = ident_text(p, set);
+            s->callee_loc = set->loc;
+            return s;
         }
         if (unknown_type_decl(p)) {
             /* Among the statements: the type is the news, not the place. */
@@ -985,8 +1106,11 @@ static void cellprog(parser *p, w2_program *prog)
     if (!expect(p, W2_TK_BEGIN, "to start the cellprogram body")) return;
 
     w2_item **tail = &prog->items;
+    w2_conset **set_tail = &prog->consets;
     for (;;) {
-        if (at(p, W2_TK_FUNCTION)) {
+        if (is_phase_decl(p->tok)) {
+            conset_decl(p, prog, &set_tail);
+        } else if (at(p, W2_TK_FUNCTION)) {
             w2_func *f = funcdef(p);
             consume(p, W2_TK_SEMI);
             if (f) {

@@ -182,8 +182,38 @@ typedef struct w2_expr {
 typedef enum w2_stmt_kind {
     W2_ST_ASSIGN, W2_ST_FOR, W2_ST_WHILE, W2_ST_IF, W2_ST_BLOCK,
     W2_ST_RECEIVE, W2_ST_SEND, W2_ST_CALL,
-    W2_ST_MSGSEND, W2_ST_MSGRECV    /* sendmsg, receivemsg (iWarp message passing) */
+    W2_ST_MSGSEND, W2_ST_MSGRECV,   /* sendmsg, receivemsg (iWarp message passing) */
+    W2_ST_CONSEND, W2_ST_CONRECV,   /* sendcon, receivecon (phased connection sets) */
+    W2_ST_INSTANTIATE               /* instantiate SET */
 } w2_stmt_kind;
+
+/* Phased connection sets (iWarp, docs/w2.md section 8.5): a set's connections, each
+ * a family over an index (or one connection), every cell the source of one per
+ * index, leading to the cell its expression computes. */
+typedef struct w2_conset w2_conset;
+typedef struct w2_conn {
+    const char *name;
+    w2_loc loc;
+    const char *index;      /* the index variable's name, or NULL: one connection */
+    w2_loc index_loc;
+    int64_t lo, hi;         /* the index's range (lo = hi = 0 without one) */
+    w2_expr *dst;           /* the destination cell, from the cell-id variables and the index */
+    w2_conset *set;
+    int slot;               /* the slot of its first index at every cell (check.c) */
+    struct w2_conn *next;   /* the set's next connection */
+} w2_conn;
+
+struct w2_conset {
+    const char *name;
+    w2_loc loc;
+    w2_conn *conns;
+    int nslots;             /* slots a cell sends (and receives) in this set */
+    uint32_t *plan;         /* the plan runtime/conset.s runs (check.c) */
+    size_t nplan;
+    int nphases;
+    struct w2_conset *next;
+    LLVMValueRef plan_g, send_g, recv_g;  /* lower.c */
+};
 
 /* q = 2*dir + chan names a side and channel (docs/design.md, section 2). */
 enum { W2_DIR_L = 0, W2_DIR_R = 1, W2_CHAN_X = 0, W2_CHAN_Y = 1 };
@@ -209,6 +239,9 @@ struct w2_stmt {
     const char *callee;     /* CALL */
     w2_loc callee_loc;
     w2_func *func;          /* CALL: resolved by the checker */
+    w2_conn *conn;          /* CONSEND, CONRECV: callee names it, rhs its index (or NULL); resolved
+                             * by the checker; lhs the block, limit the words */
+    w2_conset *set;         /* INSTANTIATE: callee names it */
 };
 
 /* Globals a function assigns, directly or through the functions it calls. */
@@ -265,6 +298,7 @@ typedef struct w2_program {
     w2_loc cell_loc;        /* 'cellprogram' */
     w2_loc begin_loc, end_loc;
     w2_item *items;
+    w2_conset *consets;     /* in source order */
     w2_stmt *body;
 } w2_program;
 
@@ -275,6 +309,18 @@ w2_program *w2_parse(w2_ctx *c, w2_token *tokens);
 /* Resolves names, computes types, inserts implicit conversions and reports every
  * semantic error. Returns the number of errors it reported. */
 int w2_check(w2_ctx *c, w2_program *prog);
+
+/* Phased connection sets (conset.c), called by w2_check: the sets' names and
+ * expressions, before the statements; then, in a program without errors, every
+ * set's connections evaluated and checked and its plan made. The lookups of
+ * statements' names. */
+void w2_check_consets(w2_ctx *c, w2_program *prog);
+void w2_plan_consets(w2_ctx *c, w2_program *prog);
+w2_conn *w2_find_conn(const w2_program *prog, const char *name);
+w2_conset *w2_find_conset(const w2_program *prog, const char *name);
+/* The reservation channels a bus the program's sets are planned for (and the
+ * program runs with: --channels N,1). */
+int w2_conset_bus_channels(const w2_program *prog);
 
 /* The module for a checked program. */
 LLVMModuleRef w2_lower(w2_ctx *c, w2_program *prog, LLVMContextRef ctx);

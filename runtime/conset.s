@@ -15,11 +15,16 @@
 ;
 ; Run with --channels 3,1 (three reservation channels a bus, as the plan's bus
 ; capacity; local channels 16 to 19). Calls: r1..r31 clobbered, r32..r63 kept.
+; A connection's slots are its place among its source's connections, in the order
+; the communication compiler was given, and its place among its destination's.
 ;   cs_run   r1 = send buffer, r2 = receive buffer, r3 = words a connection (at
 ;            least 1), r4 = bytes between slots (0: every connection uses the same
-;            words). A connection's words come from its place among its source's
-;            connections, in the order warp-conset was given, and go to its place
-;            among its destination's.
+;            words), r5 = the plan (cs_plan, from warp-conset).
+;   cs_run_posted  r1 = send table, r2 = receive table, r3 = the plan: slot s's
+;            block is the table's words 2s (address) and 2s+1 (words); a send of
+;            no words (not posted) faults, and so does a receive of fewer words
+;            than its sender sends (W2's sendcon and receivecon post them).
+; The sender's first word is its number of words, so that the receiver knows.
         .model  iwarp
         .file   "conset.s"
         .data
@@ -27,6 +32,7 @@ __cs_sb:        .word 0
 __cs_rb:        .word 0
 __cs_k:         .word 0
 __cs_stride:    .word 0
+__cs_mode:      .word 0     ; 0: buffers and a stride, 1: tables of posted blocks
 __cs_lfree:     .word 0     ; bit g: local channel 16+g and spool gate g free (g < 3)
 __cs_ifree:     .word 0     ; bit g: receiving spool gate g free (3..7)
 __cs_active:    .word 0     ; sends whose spool runs or whose end is not written
@@ -40,11 +46,18 @@ __cs_tok:       .zero 64    ; tokens arrived and not yet waited for, a count a r
 __cs_pa:        .zero 256   ; arrivals waiting for a spool gate: (channel, slot)
         .text
         .globl  cs_run
+        .globl  cs_run_posted
 
 cs_run:
-        .loc    46
+        mv r6, 0
+        jmp __cs_go
+cs_run_posted:
+        mv r5, r3 | mv r6, 1
+__cs_go:
+        .loc    58
         st [r0, __cs_sb], r1 | st [r0, __cs_rb], r2
         st [r0, __cs_k], r3 | st [r0, __cs_stride], r4
+        st [r0, __cs_mode], r6 | mv r27, r5
         mv r5, 7
         mv r6, 248
         st [r0, __cs_lfree], r5 | st [r0, __cs_ifree], r6
@@ -56,14 +69,15 @@ cs_run:
         ; connection begins (8), unroutable pathways (7), spools (6)
         mv %evmask, 0x1c0
         ; r16: phases, r17: barrier rounds, r18: this cell's tokens, r19: its phases
-        ld r16, [r0, cs_plan] | ld r17, [r0, cs_plan+8]
-        ld r7, [r0, cs_plan+12]
+        ld r16, [r27, 0] | ld r17, [r27, 8]
+        ld r7, [r27, 12]
         nop
         isub r7, cid, r7
         shl r7, r7, 2
-        ld r18, [r7, cs_plan+16]
+        iadd r7, r7, r27
+        ld r18, [r7, 16]
         nop
-        shl r8, r17, 4
+        iadd r18, r18, r27 | shl r8, r17, 4
         ; the block: receive slots, tokens (r18), acknowledgements, phases (r19)
         ld r9, [r18, 0] | iadd r18, r18, 4
         iadd r10, r18, r8
@@ -102,9 +116,10 @@ cs_run:
         ret
 
 ; Opens the connection at r22 ([slot, n, n routing words]) on the lowest free local
-; channel (r1: the free mask), spools its words out, and moves r22 past it.
+; channel (r1: the free mask), sends its number of words and spools the words
+; out, and moves r22 past it.
 __cs_start:
-        .loc    108
+        .loc    123
         and r2, r1, 1
         mv r3, 0
         bnz r2, .Lgate
@@ -118,32 +133,44 @@ __cs_start:
         xor r1, r1, r4 | ld r5, [r22, 4]
         st [r0, __cs_lfree], r1 | ld r2, [r0, __cs_active]
         ld r13, [r22, 0] | shl r14, r3, 2
-        nop
+        ld r11, [r0, __cs_mode] | ld r12, [r0, __cs_sb]
         st [r14, __cs_gslot], r13 | st [r14, __cs_gstate], r0
-        iadd r6, r3, 16
+        ; the block: r10 its address, r12 its words
+        bz r11, .Lstride
+        shl r10, r13, 3
+        iadd r10, r10, r12
+        ld r12, [r10, 4] | ld r10, [r10, 0]
+        jmp .Lblock
+.Lstride:
+        ld r11, [r0, __cs_stride] | ld r15, [r0, __cs_k]
+        nop
+        imul r10, r13, r11
+        nop
+        iadd r10, r10, r12 | mv r12, r15
+.Lblock:
+        ilt r11, r12, 1
+        .loc    153
+        bnz r11, __cs_unposted
+        shl r14, r12, 2
+        iadd r14, r14, r10 | iadd r6, r3, 16
         ld r7, [r22, 8] | ld r8, [r22, 12]
         iadd r2, r2, 1 | iadd r9, r22, 16
-        .loc    127
+        .loc    159
         mv %go0, r6
         pbegin @g0, r7
         isub r5, r5, 2
         mv @g0, r8
 .Lhdr:
         bz r5, .Lhdr_done
-        ld r10, [r9, 0]
+        ld r15, [r9, 0]
         iadd r9, r9, 4 | isub r5, r5, 1
-        mv @g0, r10
+        mv @g0, r15
         jmp .Lhdr
 .Lhdr_done:
-        st [r0, __cs_active], r2 | ld r10, [r22, 0]
-        mv r22, r9
-        ld r11, [r0, __cs_stride] | ld r12, [r0, __cs_k]
-        ld r13, [r0, __cs_sb]
+        mv @g0, r12
+        st [r0, __cs_active], r2 | mv r22, r9
+        or r15, r6, 32
         mv %go0, -1
-        imul r10, r10, r11
-        shl r14, r12, 2
-        iadd r10, r10, r13
-        iadd r14, r14, r10 | or r15, r6, 32
         mv %sps, r3
         mv %spa, r10
         mv %spl, r14
@@ -151,11 +178,23 @@ __cs_start:
         mv %spc, r15
         ret
 
+; Faults on purpose (a misaligned load), so that the simulator names the line:
+; a send of no words (a sendcon not posted before its instantiate)...
+__cs_unposted:
+        .loc    185
+        ld r1, [r0, 2]
+        ret
+; ...and a receive shorter than its sender's words (or not posted).
+__cs_short:
+        .loc    190
+        ld r1, [r0, 2]
+        ret
+
 ; A barrier: round r sends a token to the cell 2^r on and waits for the one from
 ; 2^r before (a count a round: a fast cell's token of the next barrier may come
 ; early). Tokens go out through gate 0 on local channel 19.
 __cs_barrier:
-        .loc    159
+        .loc    198
         mv r24, 0 | mv r25, r18
 .Lround:
         ieq r1, r24, r17
@@ -163,7 +202,7 @@ __cs_barrier:
         ld r2, [r25, 0] | ld r3, [r25, 4]
         ld r4, [r25, 8] | ld r5, [r25, 12]
         nop
-        .loc    167
+        .loc    206
         mv %go0, 19
         pbegin @g0, r3
         ieq r6, r2, 2
@@ -191,7 +230,7 @@ __cs_barrier:
 
 ; Waits for one event and acts on it; r1..r15 only.
 __cs_poll:
-        .loc    195
+        .loc    234
         evwait r1
         shr r2, r1, 8 | and r3, r1, 255
         mv r4, %evdata
@@ -258,7 +297,7 @@ __cs_poll:
         mv r5, r8
         iadd r6, r5, 16
         mv r7, 1
-        .loc    262
+        .loc    301
         mv %go0, r6
         pend @g0, 0
         shl r7, r7, r5 | ld r8, [r0, __cs_lfree]
@@ -287,9 +326,10 @@ __cs_poll:
         ret
 
 ; Binds the lowest free receiving spool gate (r6: the free mask) to channel r3 for
-; the receive slot r5, and sends the source its acknowledgement token.
+; the receive slot r5, after reading the sender's number of words, and sends the
+; source its acknowledgement token.
 __cs_bind:
-        .loc    293
+        .loc    333
         mv r7, 3
 .Lbind_find:
         shr r8, r6, r7
@@ -302,15 +342,29 @@ __cs_bind:
         shl r8, r8, r7 | ld r9, [r0, __cs_rb]
         xor r6, r6, r8 | ld r10, [r0, __cs_stride]
         ld r11, [r0, __cs_k] | st [r0, __cs_ifree], r6
-        nop
-        imul r10, r10, r5
-        shl r12, r11, 2
+        ld r12, [r0, __cs_mode]
+        mv %gi0, r3
+        mv r15, @g0
+        mv %gi0, -1
+        bz r12, .Lbind_stride
+        shl r10, r5, 3
         iadd r10, r10, r9
+        ld r11, [r10, 4] | ld r10, [r10, 0]
+        jmp .Lbind_block
+.Lbind_stride:
+        imul r10, r10, r5
+        nop
+        iadd r10, r10, r9
+.Lbind_block:
+        ilt r12, r11, r15
+        .loc    361
+        bnz r12, __cs_short
+        shl r12, r15, 2
         iadd r12, r12, r10
         mv %sps, r7
         mv %spa, r10
         mv %spl, r12
-        mv %spn, r11
+        mv %spn, r15
         mv %spc, r3
         ; acknowledge: the source may end its pathway once its words have gone
         ld r13, [r0, __cs_acks] | shl r14, r5, 4

@@ -46,6 +46,7 @@ typedef struct driver {
     char **temps;          /* temporary objects, removed at exit */
     int ntemps;
     int uses_messages;     /* a W2 input has sendmsg or receivemsg: link the runtime's msg_w2.o, msg.o */
+    int uses_consets;      /* a W2 input instantiates connection sets: link conset_w2.o, conset.o */
 } driver;
 
 static void usage(FILE *out)
@@ -207,6 +208,13 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
             goto done;
         }
         d->uses_messages = 1;
+    }
+    if (LLVMGetNamedFunction(m, "w2_cs_instantiate") || LLVMGetNamedFunction(m, "w2_cs_range")) d->uses_consets = 1;
+    if (d->uses_consets && d->uses_messages) {
+        /* Both runtimes take the same local channels, spool gates and events. */
+        ws_file_error(path, "a program uses messages (sendmsg, receivemsg) or connection sets (sendcon, receivecon, "
+                      "instantiate), not both");
+        goto done;
     }
     if (wb_optimize(m, d->opt_level, err, sizeof err) != 0) {
         ws_file_error(path, "%s", err);
@@ -376,12 +384,14 @@ static int run(driver *d)
         free(named);
     }
     char *msg_objects[2] = {NULL, NULL};
-    if (!failed && d->stop == STOP_LINK && d->uses_messages) {
-        msg_objects[0] = find_lib_object("WARP_MSG_W2", "msg_w2.o");
-        msg_objects[1] = find_lib_object("WARP_MSG", "msg.o");
+    if (!failed && d->stop == STOP_LINK && (d->uses_messages || d->uses_consets)) {
+        static const char *const names[2][2][2] = {{{"WARP_MSG_W2", "msg_w2.o"}, {"WARP_MSG", "msg.o"}},
+                                                   {{"WARP_CONSET_W2", "conset_w2.o"}, {"WARP_CONSET", "conset.o"}}};
+        int which = d->uses_consets;
         for (int i = 0; i < 2 && !failed; i++) {
+            msg_objects[i] = find_lib_object(names[which][i][0], names[which][i][1]);
             if (!msg_objects[i]) {
-                fprintf(stderr, "warp-cc: cannot find %s (looked in BINDIR/../lib/warp)\n", i ? "msg.o" : "msg_w2.o");
+                fprintf(stderr, "warp-cc: cannot find %s (looked in BINDIR/../lib/warp)\n", names[which][i][1]);
                 failed = 1;
             }
             objects[nobjects++] = msg_objects[i];

@@ -87,6 +87,7 @@ static void run_plan(const conn *c, int n, unsigned k, int phases)
              "        bnz r36, .Lfd\n"
              "        mv r1, sbuf | mv r2, rbuf\n"
              "        mv r3, %u | mv r4, %u\n"
+             "        mv r5, cs_plan\n"
              "        call cs_run\n"
              "        halt\n",
              rt, pl, 4 * k * 64, 4 * k * 64, k, k, 4 * k);
