@@ -256,7 +256,7 @@ static void run_block(locator *L, const wb_block *b, int rec, uint32_t at)
          * here, and a register the block writes holds no one value. What the
          * loop leaves alone (a loop-invariant variable in a register it never
          * writes) keeps its location. The pipeliner put on the block's entry a
-         * "no value" for each variable the loop assigns (swp.c). */
+         * "no value" for each variable the loop assigns (swp_gen.c). */
         apply_events(L, s, b->dbg_entry);
         uint8_t *overlap = ws_xcalloc((size_t)L->nvar + 1, 1);
         for (int ev = b->dbg_entry; ev; ev = L->f->dbgev[ev].next)

@@ -269,7 +269,7 @@ typedef struct wb_dep {
 /* How the accesses at a (iteration t) and b relate. */
 wb_dep wb_mem_dependence(const wb_aff *a, const wb_aff *b);
 
-/* ---- swp.c: software pipelining of innermost loops ------------------------- */
+/* ---- swp*.c: software pipelining of innermost loops ------------------------ */
 
 typedef struct wb_swp_options {
     int enable;                /* -fno-swp clears it */

@@ -1,0 +1,629 @@
+/* Software pipelining, first phase: the loop's body read as operations on values
+ * (copies folded, the exit test's induction variable found), addresses in affine
+ * form, and the rewrites before scheduling (strength reduction, literals hoisted,
+ * sends folded, received words read straight from their gates). The overview of
+ * the pass is at the top of swp.c. */
+#include "swp.h"
+
+#include <stdlib.h>
+
+/* ---- Reading the body ------------------------------------------------------------ */
+
+/* The body as operations on values: each body value defined once, copies between
+ * body values folded into the reads. */
+int swp_read_body(loop *L)
+{
+    wb_block *b = L->body;
+    if (b->nins > MAX_BODY) return fail(L, "the body is too long to pipeline");
+    L->def = ws_xcalloc((size_t)L->nv, sizeof *L->def);
+    L->al = ws_xcalloc((size_t)L->nv, sizeof *L->al);
+    L->init = ws_xcalloc((size_t)L->nv * (MAX_DIST + 1), sizeof *L->init);
+    for (int v = 0; v < L->nv; v++) L->def[v] = -1;
+    for (int i = 0; i < b->nins; i++) {
+        const wb_ins *in = &b->ins[i];
+        if (wb_is_term_op(in->op)) return fail(L, "the body has a branch or call");
+        if (!wb_has_dest(in->op) || !wb_is_vreg(in->d)) continue;
+        if (L->def[in->d.v] >= 0) return fail(L, "a value is assigned twice in one iteration");
+        L->def[in->d.v] = i;
+    }
+    L->opcap = b->nins + 1;
+    L->op = ws_xcalloc((size_t)L->opcap, sizeof *L->op);
+    /* Each read of a register of the body is of this iteration's value (it was
+     * written before) or the previous one's; a copy between registers of the body
+     * goes, its readers reading its source. */
+    for (int i = 0; i < b->nins; i++) {
+        bop *x = &L->op[L->nop];
+        x->in = b->ins[i];
+        for (int k = 0; k < wb_nsrc(x->in.op); k++)
+            if (is_body_value(L, x->in.s[k])) x->dist[k] = L->def[x->in.s[k].v] < i ? 0 : 1;
+        if (x->in.op == WB_COPY && wb_is_vreg(x->in.d) && is_body_value(L, x->in.s[0])) {
+            L->al[x->in.d.v] = (alias){(int)x->in.s[0].v, x->dist[0]};
+            continue;
+        }
+        L->nop++;
+    }
+    /* Every read now names the value it reads and how many iterations back: the
+     * chain of copies through the registers r0 <- r1 <- ... <- v, each link read
+     * d_i iterations back. A link read one back reads, in iteration 0, what its
+     * register held before the loop: v of iteration -(d_i + the links after it). */
+    for (int i = 0; i < L->nop; i++)
+        for (int k = 0; k < wb_nsrc(L->op[i].in.op); k++) {
+            wb_opnd *s = &L->op[i].in.s[k];
+            if (!is_body_value(L, *s)) continue;
+            int reg[MAX_DIST + 2], dist[MAX_DIST + 2], n = 0, total = 0;
+            int v = (int)s->v, d = L->op[i].dist[k];
+            for (;;) {
+                if (n == MAX_DIST + 1) return fail(L, "a chain of copies too long");
+                reg[n] = v;
+                dist[n++] = d;
+                total += d;
+                if (!L->al[v].v) break;
+                d = L->al[v].dist;
+                v = L->al[v].v;
+            }
+            if (total > MAX_DIST) return fail(L, "a value crosses too many iterations");
+            for (int j = 0, after = total; j < n; after -= dist[j], j++) {
+                if (dist[j] != 1) continue;
+                int *slot = &INIT(L, v, after);
+                if (*slot && *slot != reg[j]) return fail(L, "a value enters the loop in two registers");
+                *slot = reg[j];
+            }
+            s->v = (uint32_t)v;
+            L->op[i].dist[k] = total;
+        }
+    /* Definitions by position in the new list. */
+    for (int v = 0; v < L->nv; v++) L->def[v] = -1;
+    for (int i = 0; i < L->nop; i++)
+        if (wb_has_dest(L->op[i].in.op) && wb_is_vreg(L->op[i].in.d)) L->def[L->op[i].in.d.v] = i;
+    return 1;
+}
+
+/* Follows eliminated copies: the body value v stands for, and how many
+ * iterations back. */
+alias swp_resolve(const loop *L, int v)
+{
+    alias a = {v, 0};
+    for (int guard = 0; guard < 8 && a.v < L->nv && L->def[a.v] < 0 && L->al[a.v].v; guard++) {
+        a.dist += L->al[a.v].dist;
+        a.v = L->al[a.v].v;
+    }
+    return a;
+}
+
+/* An induction variable: x = x(previous iteration) + K, K a literal. */
+static int iv_step(const loop *L, int x, int32_t *step)
+{
+    if (x >= L->nv || L->def[x] < 0) return 0;
+    const bop *d = &L->op[L->def[x]];
+    if (d->in.op != WT_OP_IADD && d->in.op != WT_OP_ISUB) return 0;
+    for (int k = 0; k < 2; k++) {
+        wb_opnd a = d->in.s[k], c = d->in.s[1 - k];
+        if (d->in.op == WT_OP_ISUB && k == 1) break;
+        /* a literal moved to a register before the loop is still that literal */
+        if (wb_is_vreg(c))
+            for (int j = 0; j < L->nhz; j++)
+                if (L->hz[j].v == (int)c.v) c = L->hz[j].lit;
+        if (!wb_is_vreg(a) || (int)a.v != x || d->dist[k] != 1 || c.kind != WB_O_IMM || c.isfloat) continue;
+        int32_t v = (int32_t)c.v;
+        *step = d->in.op == WT_OP_ISUB ? -v : v;
+        return INIT(L, x, 1) != 0;
+    }
+    return 0;
+}
+
+/* The exit test: the block's branch on (iv == bound), iv stepped by +-1. */
+int swp_read_exit_test(loop *L)
+{
+    const wb_block *b = L->body;
+    wb_opnd c = b->term.s[0];
+    if (!wb_is_vreg(c) || (int)c.v >= L->nv || L->def[c.v] < 0) return fail(L, "the exit test is not computed in the loop");
+    const bop *t = &L->op[L->def[c.v]];
+    int eq = t->in.op == WT_OP_IEQ, ne = t->in.op == WT_OP_INE;
+    if (!((eq && b->term.op == WT_OP_BZ) || (ne && b->term.op == WT_OP_BNZ)))
+        return fail(L, "not a counted loop (the exit test is not 'induction variable = bound')");
+    for (int k = 0; k < 2; k++) {
+        wb_opnd a = t->in.s[k], o = t->in.s[1 - k];
+        if (!is_body_value(L, a) || is_body_value(L, o)) continue;
+        int32_t step;
+        /* stepped by a power of two (a pointer walking words, too): the trip count
+         * is the distance shifted */
+        uint32_t mag;
+        if (!iv_step(L, (int)a.v, &step) || (mag = step < 0 ? 0u - (uint32_t)step : (uint32_t)step) == 0 ||
+            (mag & (mag - 1)) || mag > 0x40000000u)
+            continue;
+        L->iv = (int)a.v;
+        L->iv_step = step;
+        L->iv_shift = __builtin_ctz(mag);
+        L->iv_init = INIT(L, a.v, 1);
+        L->test_dist = t->dist[k];
+        L->bound = o;
+        return 1;
+    }
+    return fail(L, "not a counted loop (no induction variable stepped by a power of two against a loop-invariant bound)");
+}
+
+/* ---- Addresses ------------------------------------------------------------------- */
+
+/* The affine form (memdep.c) of value o read `dist` iterations back: literals,
+ * symbols, invariants, induction variables, and their sums, differences and
+ * products by constants. An induction variable x = x' + K holds, in iteration t,
+ * init + K*(t+1); read one back, init + K*t (init: the register that holds x
+ * before the loop). A value of an earlier iteration other than an induction
+ * variable read at most one back is no form: before the loop it was whatever
+ * the entry gave it. 0 if o has no form. */
+static int aff_of(const loop *L, wb_opnd o, int dist, wb_aff *a, int depth)
+{
+    if (o.kind == WB_O_IMM) {
+        if (o.isfloat) return 0;
+        wb_aff_const(a, (int32_t)o.v);
+        return 1;
+    }
+    if (o.kind == WB_O_REG && o.v == WT_OPND_R0) {
+        wb_aff_const(a, 0);
+        return 1;
+    }
+    if (o.kind == WB_O_SYM) {
+        wb_aff_const(a, o.addend);
+        a->sym = o.sym;
+        return 1;
+    }
+    if (!wb_is_vreg(o)) return 0;
+    if (!is_body_value(L, o)) {
+        wb_aff_const(a, 0);
+        return wb_aff_term(a, (int)o.v, 1);
+    }
+    int32_t step;
+    if (iv_step(L, (int)o.v, &step)) {
+        if (dist > 1 || INIT(L, o.v, 1) <= 0) return 0;
+        wb_aff_const(a, (int64_t)step * (1 - dist));
+        a->t = step;
+        return wb_aff_term(a, INIT(L, o.v, 1), 1);
+    }
+    if (dist > 0 || depth == 0) return 0;
+    const bop *d = &L->op[L->def[o.v]];
+    wb_aff x, y;
+    switch (d->in.op) {
+    case WT_OP_IADD:
+    case WT_OP_LEA:
+    case WT_OP_ISUB:
+        if (!aff_of(L, d->in.s[0], dist + d->dist[0], &x, depth - 1) ||
+            !aff_of(L, d->in.s[1], dist + d->dist[1], &y, depth - 1))
+            return 0;
+        return wb_aff_add(a, &x, &y, d->in.op == WT_OP_ISUB ? -1 : 1);
+    case WT_OP_SHL:
+    case WT_OP_IMUL:
+        for (int k = 0; k < 2; k++) {
+            wb_opnd c = d->in.s[1 - k];
+            if (c.kind != WB_O_IMM || c.isfloat || (d->in.op == WT_OP_SHL && (k != 0 || c.v > 30))) continue;
+            if (!aff_of(L, d->in.s[k], dist + d->dist[k], a, depth - 1)) return 0;
+            return wb_aff_scale(a, d->in.op == WT_OP_SHL ? (int64_t)1 << c.v : (int64_t)(int32_t)c.v);
+        }
+        return 0;
+    case WT_OP_OR: {
+        /* a | c with a a multiple of 2^m > c >= 0 is a + c (2*i + 1 written as an or) */
+        wb_opnd c = d->in.s[1];
+        if (c.kind != WB_O_IMM || c.isfloat || (int32_t)c.v < 0 ||
+            !aff_of(L, d->in.s[0], dist + d->dist[0], a, depth - 1) || a->sym)
+            return 0;
+        int64_t all = a->t | a->c;
+        for (int i = 0; i < a->nterm; i++) all |= a->term[i].k;
+        if (all == 0 || (all & -all) <= (int64_t)c.v) return 0;
+        a->c += (int32_t)c.v;
+        return 1;
+    }
+    case WB_COPY:
+        return aff_of(L, d->in.s[0], dist + d->dist[0], a, depth - 1);
+    default:
+        return 0;
+    }
+}
+
+/* Every load's and store's address as a form, read before the body is rewritten
+ * (strength reduction makes new induction variables, literals move to
+ * registers: the forms stay those of the values). */
+void swp_address_forms(loop *L)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        if (x->in.op != WT_OP_LD && x->in.op != WT_OP_ST) continue;
+        wb_aff a, b;
+        x->has_addr = aff_of(L, x->in.s[0], x->dist[0], &a, 12) && aff_of(L, x->in.s[1], x->dist[1], &b, 12) &&
+                      wb_aff_add(&x->addr, &a, &b, 1);
+    }
+}
+
+/* A difference of addresses to check on entry; 0 if there is no room for it. */
+int swp_add_check(loop *L, const wb_dep *d)
+{
+    for (int i = 0; i < L->ncheck; i++)
+        if ((L->check[i].step == d->step || L->check[i].step == -d->step) &&
+            (wb_aff_equal(&L->check[i].diff, &d->diff, 1) || wb_aff_equal(&L->check[i].diff, &d->diff, -1)))
+            return 1;
+    if (L->ncheck == MAX_CHECKS) return 0;
+    L->check[L->ncheck++] = *d;
+    return 1;
+}
+
+static int constant_of(const loop *L, wb_opnd o, int32_t *val);
+
+/* Is value o never negative? The exit test's induction variable is not when it
+ * steps up to a constant bound from starts (every copy into it before the loop;
+ * a variable that several loops count with has several) that are constants
+ * between 0 and the bound. */
+static int never_negative(const loop *L, wb_opnd o)
+{
+    int32_t bound;
+    if (!wb_is_vreg(o) || (int)o.v != L->iv || L->iv_step <= 0 || !constant_of(L, L->bound, &bound) || bound < 0 ||
+        (int64_t)bound + L->iv_step > INT32_MAX)
+        return 0;
+    int ndefs = 0;
+    for (int id = 0; id < L->f->nblocks; id++) {
+        const wb_block *b = L->f->blocks[id];
+        if (id < L->nmember && L->member[id]) continue;
+        for (int i = 0; i < b->nins; i++) {
+            const wb_ins *in = &b->ins[i];
+            if (!wb_has_dest(in->op) || !wb_opnd_eq(in->d, wb_vreg(L->iv_init))) continue;
+            wb_opnd s = in->s[0];
+            int64_t c = s.kind == WB_O_REG && s.v == WT_OPND_R0 ? 0 : s.kind == WB_O_IMM && !s.isfloat ? (int32_t)s.v : -1;
+            if ((in->op != WB_COPY && in->op != WT_OP_MOV && in->op != WT_OP_MV) || c < 0 || c > bound) return 0;
+            ndefs++;
+        }
+    }
+    return ndefs > 0;
+}
+
+/* x mod 2^k as a signed remainder (LLVM's srem by a power of two: x - ((x +
+ * ((x >> 31) >>> (32 - k))) & -2^k)) is x & (2^k - 1) when x is never negative:
+ * the shifts, the add and the subtract go. A W2 int wraps, so LLVM does not
+ * know a loop counter stays positive; the pipeliner does. */
+void swp_simplify_remainders(loop *L)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *r = &L->op[i];
+        if (r->in.op != WT_OP_ISUB || !is_body_value(L, r->in.s[1]) || r->dist[1] != 0) continue;
+        wb_opnd x = r->in.s[0];
+        const bop *a = &L->op[L->def[r->in.s[1].v]];
+        if (a->in.op != WT_OP_AND || a->in.s[1].kind != WB_O_IMM || !is_body_value(L, a->in.s[0]) || a->dist[0])
+            continue;
+        uint32_t mask = -(uint32_t)a->in.s[1].v;   /* 2^k */
+        if (mask < 2 || (mask & (mask - 1))) continue;
+        const bop *ad = &L->op[L->def[a->in.s[0].v]];
+        if (ad->in.op != WT_OP_IADD || !wb_opnd_eq(ad->in.s[0], x) || ad->dist[0] != r->dist[0] ||
+            !is_body_value(L, ad->in.s[1]) || ad->dist[1])
+            continue;
+        const bop *sh = &L->op[L->def[ad->in.s[1].v]];
+        if (sh->in.op != WT_OP_SHR || !is_body_value(L, sh->in.s[0]) || sh->dist[0]) continue;
+        const bop *sg = &L->op[L->def[sh->in.s[0].v]];
+        if (sg->in.op != WT_OP_SRA || !wb_opnd_eq(sg->in.s[0], x) || sg->dist[0] != r->dist[0] ||
+            !never_negative(L, x))
+            continue;
+        r->in.op = WT_OP_AND;
+        r->in.s[1] = wb_imm(mask - 1, 0);
+        r->dist[1] = 0;
+    }
+}
+
+/* ---- Rewriting the body ------------------------------------------------------------ */
+
+wb_ins swp_mk(int op, wb_opnd d, wb_opnd a, wb_opnd b)
+{
+    wb_ins in = {.op = (uint16_t)op, .d = d, .s = {a, b}, .target = -1};
+    return in;
+}
+
+void swp_add_einit(loop *L, wb_ins in)
+{
+    L->einit = ws_xrealloc(L->einit, sizeof *L->einit * (size_t)(L->neinit + 1));
+    L->einit[L->neinit++] = in;
+}
+
+/* a = shl iv, k  or  a = imul iv, c: a becomes an induction variable of its own. */
+void swp_strength_reduce(loop *L)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        if ((x->in.op != WT_OP_SHL && x->in.op != WT_OP_IMUL) || !wb_is_vreg(x->in.d)) continue;
+        int k = -1;
+        for (int j = 0; j < 2; j++)
+            if (is_body_value(L, x->in.s[j]) && x->in.s[1 - j].kind == WB_O_IMM) k = j;
+        if (k < 0 || (x->in.op == WT_OP_SHL && k != 0)) continue;
+        int32_t step;
+        int iv = (int)x->in.s[k].v;
+        if (!iv_step(L, iv, &step)) continue;
+        uint32_t c = x->in.s[1 - k].v;
+        int32_t scale = x->in.op == WT_OP_SHL ? (int32_t)(1u << (c & 31)) : (int32_t)c;
+        int32_t astep = (int32_t)((uint32_t)step * (uint32_t)scale);
+        int d = x->dist[k];
+        /* a of iteration -1 = f(iv before the loop) - d*astep */
+        int a = (int)x->in.d.v;
+        int t = wb_new_vreg(L->f, 0);
+        /* iv may itself be one made here (a shift of a shift): its start is a vreg of the entry's */
+        int iv_before = INIT(L, iv, 1) > 0 ? INIT(L, iv, 1) : -INIT(L, iv, 1);
+        swp_add_einit(L, swp_mk(x->in.op, wb_vreg(t), wb_vreg(iv_before), x->in.s[1 - k]));
+        int start = t;
+        if (d) {
+            start = wb_new_vreg(L->f, 0);
+            swp_add_einit(L, swp_mk(WT_OP_ISUB, wb_vreg(start), wb_vreg(t), wb_imm((uint32_t)astep, 0)));
+        }
+        for (int j = 1; j <= MAX_DIST; j++) INIT(L, a, j) = 0;
+        INIT(L, a, 1) = -start;   /* negative: a vreg made here, not a name of the body */
+        x->in = swp_mk(WT_OP_IADD, wb_vreg(a), wb_vreg(a), wb_imm((uint32_t)astep, 0));
+        x->in.line = L->body->nins ? L->body->ins[0].line : L->body->term.line;
+        x->dist[0] = 1;
+        x->dist[1] = 0;
+    }
+}
+
+/* Marks what the pipeline must compute: operations with effects, values read
+ * after the loop or by the leftover iterations, and what those read. The
+ * exit test's induction variable is left out: its final value has a formula. */
+void swp_mark_live(loop *L, const uint64_t *live_after)
+{
+    int changed = 1;
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        const wb_ins *in = &x->in;
+        int effect = writes_gate_like(in) || in->op == WT_OP_ST || in->op == WT_OP_HLD;
+        for (int k = 0; k < wb_nsrc(in->op); k++) effect |= is_gate_read(in->s[k]);
+        int v = wb_has_dest(in->op) && wb_is_vreg(in->d) ? (int)in->d.v : 0;
+        if (v && v != L->iv && wb_bit(live_after, v)) effect = 1;
+        x->live = effect;
+    }
+    /* Eliminated copies read after the loop keep their source alive. */
+    for (int v = 1; v < L->nv; v++) {
+        if (!L->al[v].v || !wb_bit(live_after, v)) continue;
+        alias a = swp_resolve(L, v);
+        if (a.v != L->iv && L->def[a.v] >= 0) L->op[L->def[a.v]].live = 1;
+    }
+    while (changed) {
+        changed = 0;
+        for (int i = L->nop - 1; i >= 0; i--) {
+            if (!L->op[i].live) continue;
+            for (int k = 0; k < wb_nsrc(L->op[i].in.op); k++) {
+                wb_opnd s = L->op[i].in.s[k];
+                if (!is_body_value(L, s) || L->op[L->def[s.v]].live) continue;
+                L->op[L->def[s.v]].live = 1;
+                changed = 1;
+            }
+        }
+    }
+}
+
+/* Literals to registers, loaded in the entry block (a kernel row has two literal
+ * fields; under register pressure some go back, see rematerialize). */
+void swp_hoist_literals(loop *L)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        if (!x->live) continue;
+        for (int k = 0; k < wb_nsrc(x->in.op); k++) {
+            wb_opnd s = x->in.s[k];
+            if (!wb_is_lit(s)) continue;
+            int v = 0;
+            for (int j = 0; j < L->nhz && !v; j++)
+                if (wb_lit_eq(L->hz[j].lit, s)) v = L->hz[j].v;
+            if (!v) {
+                v = wb_new_vreg(L->f, 0);
+                L->hz = ws_xrealloc(L->hz, sizeof *L->hz * (size_t)(L->nhz + 1));
+                L->hz[L->nhz++] = (hoisted){s, v, L->neinit};
+                swp_add_einit(L, swp_mk(WB_COPY, wb_vreg(v), s, (wb_opnd){0}));
+            }
+            x->in.s[k] = wb_vreg(v);
+            x->dist[k] = 0;
+        }
+    }
+}
+
+
+/* A send of a value whose one use it is: the operation that computes the value
+ * writes the gate itself, in the send's place in the list (so that the gate's
+ * writes keep their order), and the copy goes. If-conversion's selects of what
+ * to send (after gates.c, which does the same before) need it: a copy a send
+ * takes a crossbar move or an ALU slot. */
+void swp_fold_sends(loop *L, const uint64_t *live_after)
+{
+    for (int c = 0; c < L->nop; c++) {
+        bop *x = &L->op[c];
+        if (!x->live || x->in.op != WB_COPY || x->in.d.kind != WB_O_REG || !wt_opnd_is_gate(x->in.d.v) ||
+            !is_body_value(L, x->in.s[0]) || x->dist[0] != 0 || x->group != c)
+            continue;
+        int v = (int)x->in.s[0].v, d = L->def[v];
+        bop *y = &L->op[d];
+        if (d >= c || !y->live || y->group != d || y->in.op == WB_COPY || !wb_has_dest(y->in.op) ||
+            wt_ops[y->in.op].kind != WT_K_PURE || wb_bit(live_after, v))
+            continue;
+        int uses = 0;
+        for (int i = 0; i < L->nop; i++)
+            if (L->op[i].live)
+                for (int k = 0; k < wb_nsrc(L->op[i].in.op); k++) uses += wb_is_vreg(L->op[i].in.s[k]) && (int)L->op[i].in.s[k].v == v;
+        for (int u = 1; u < L->nv; u++)
+            if (L->al[u].v && swp_resolve(L, u).v == v) uses += 2;
+        if (uses != 1) continue;
+        bop moved = *y;
+        moved.in.d = x->in.d;
+        moved.in.line = x->in.line;
+        moved.in.col = x->in.col;
+        moved.group = c;
+        *x = moved;
+        y->live = 0;
+        L->def[v] = -1;
+    }
+}
+
+/* Does op x read value v, only from this iteration? -1 if it does not read it. */
+static int reads_now(const bop *x, int v)
+{
+    int r = -1;
+    for (int k = 0; k < wb_nsrc(x->in.op); k++)
+        if (wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == v) r = (r != 0 && x->dist[k] == 0) ? 1 : 0;
+    return r;
+}
+
+/* A received word read straight from its gate by the users of this iteration that
+ * can share one bundle with each other (a gate is dequeued once a bundle). If
+ * others still need it in a register (the next iteration, after the loop), the
+ * receive into that register joins the bundle too; else it goes. Sets each
+ * fused op's group to the op whose node it joins. */
+void swp_fuse_gate_reads(loop *L, const uint64_t *live_after)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *r = &L->op[i];
+        if (!r->live || r->in.op != WB_COPY || !is_gate_read(r->in.s[0]) || !wb_is_vreg(r->in.d) || r->group != i)
+            continue;
+        int v = (int)r->in.d.v, keep = wb_bit(live_after, v), nf = 0, last = i;
+        for (int u = 1; u < L->nv; u++)
+            if (L->al[u].v && swp_resolve(L, u).v == v) keep = 1;
+        uint8_t *fuse = ws_xcalloc((size_t)L->nop + 1, 1);
+        /* slots the bundle has left: the receive's copy (if it stays) takes a
+         * crossbar move or an ALU, as may any copy */
+        int room[WT_NUCLASSES];
+        for (int c = 0; c < WT_NUCLASSES; c++) room[c] = (int)wt_class_slots((wt_unit_class)c);
+        int flex = room[WT_UC_MV] + room[WT_UC_ALU] - 1;
+        for (int j = 0; j < L->nop; j++) {
+            const bop *x = &L->op[j];
+            int now = reads_now(x, v);
+            if (now < 0) continue;
+            int c = x->in.op == WB_COPY ? -1 : (int)wt_ops[x->in.op].uclass;
+            int fits = c < 0 ? flex > 0 : room[c] > 0 && wt_ops[x->in.op].interval[L->f->model->id] == 1;
+            if (c == WT_UC_MV || c == WT_UC_ALU) fits = fits && flex > 0;
+            if (now == 1 && x->live && j > i && x->group == j && fits && nf + 1 + keep <= WB_MNODE_OPS) {
+                if (c >= 0) room[c]--;
+                if (c < 0 || c == WT_UC_MV || c == WT_UC_ALU) flex--;
+                fuse[j] = 1;
+                nf++;
+                last = j;
+            } else {
+                keep = 1;
+            }
+        }
+        unsigned q = 1u << (r->in.s[0].v - WT_OPND_GATE);
+        /* Another read of the same queue between the receive and a user would
+         * take the word meant for it. */
+        for (int j = i + 1; j < last && nf; j++)
+            if (L->op[j].live && !fuse[j] && (swp_gates_of(&L->op[j].in).reads & q)) nf = 0;
+        /* Users share a bundle: none may read another's result. */
+        for (int j = i + 1; j <= last && nf; j++) {
+            const bop *x = &L->op[j];
+            if (!fuse[j]) continue;
+            for (int k = 0; k < wb_nsrc(x->in.op); k++) {
+                wb_opnd s = x->in.s[k];
+                if (!is_body_value(L, s) || x->dist[k] != 0 || (int)s.v == v) continue;
+                int d = L->def[s.v];
+                for (int m = 0; m < wb_nsrc(L->op[d].in.op); m++)
+                    if (wb_is_vreg(L->op[d].in.s[m]) && (int)L->op[d].in.s[m].v == v && L->op[d].dist[m] == 0) nf = 0;
+                if (fuse[d]) nf = 0;
+            }
+        }
+        /* On iWarp a bundle with more gate operations than a clock takes needs two
+         * clocks: keep the receive apart rather than build such a bundle. */
+        unsigned per_clock = L->f->model->gate_ops_per_clock;
+        if (per_clock && nf) {
+            unsigned reads = q;
+            int writes = 0;
+            for (int j = i + 1; j <= last; j++) {
+                if (!fuse[j]) continue;
+                gate_use g = swp_gates_of(&L->op[j].in);
+                reads |= g.reads;
+                writes += g.wcode >= 0 && wt_opnd_is_gate((unsigned)g.wcode);
+            }
+            for (; reads; reads &= reads - 1) writes++;
+            if (writes > (int)per_clock) nf = 0;
+        }
+        if (nf) {
+            int node = keep ? i : -1;
+            for (int j = i + 1; j < L->nop; j++) {
+                if (!fuse[j]) continue;
+                bop *x = &L->op[j];
+                for (int k = 0; k < wb_nsrc(x->in.op); k++)
+                    if (wb_is_vreg(x->in.s[k]) && (int)x->in.s[k].v == v) x->in.s[k] = r->in.s[0];
+                if (node < 0) node = j;
+                x->group = node;
+            }
+            if (!keep) r->live = 0;
+        }
+        free(fuse);
+    }
+}
+
+/* Undoes the gate folding of a received word that a register keeps as well: its
+ * users, which read the gate in the receive's bundle, read the register instead,
+ * each an operation of its own. A shared bundle ties the receive to its latest
+ * user; when a user waits for a value of the previous iteration (b := c; b*2 +
+ * c) that tie is a recurrence the program does not have. Returns how many
+ * groups it split. */
+int swp_unfuse_receives(loop *L)
+{
+    int split = 0;
+    for (int i = 0; i < L->nop; i++) {
+        bop *r = &L->op[i];
+        if (!r->live || r->in.op != WB_COPY || !is_gate_read(r->in.s[0]) || !is_body_value(L, r->in.d)) continue;
+        int g = r->group, members = 0;
+        for (int j = 0; j < L->nop; j++) members += L->op[j].group == g && j != i;
+        if (!members) continue;
+        for (int j = 0; j < L->nop; j++) {
+            bop *x = &L->op[j];
+            if (x->group != g) continue;
+            x->group = j;
+            if (j == i) continue;
+            for (int k = 0; k < wb_nsrc(x->in.op); k++)
+                if (wb_opnd_eq(x->in.s[k], r->in.s[0])) {
+                    x->in.s[k] = r->in.d;
+                    x->dist[k] = 0;
+                }
+        }
+        split++;
+    }
+    return split;
+}
+
+
+/* The value of v if its one definition outside the loop copies a constant. */
+static int constant_of(const loop *L, wb_opnd o, int32_t *val)
+{
+    if (o.kind == WB_O_IMM && !o.isfloat) {
+        *val = (int32_t)o.v;
+        return 1;
+    }
+    if (o.kind == WB_O_REG && o.v == WT_OPND_R0) {
+        *val = 0;
+        return 1;
+    }
+    if (!wb_is_vreg(o)) return 0;
+    const wb_ins *def = NULL;
+    int ndefs = 0;
+    /* the blocks where o occurs, each once */
+    occ_index *x = L->occ;
+    int all = !x || (int)o.v >= x->nv || x->nb != L->f->nblocks;
+    int n = all ? L->f->nblocks : x->n[o.v];
+    if (!all) x->stamp++;
+    for (int k = 0; k < n; k++) {
+        int id = all ? k : x->at[o.v][k];
+        if (!all && x->seen[id] == x->stamp) continue;
+        if (!all) x->seen[id] = x->stamp;
+        const wb_block *b = L->f->blocks[id];
+        if (id < L->nmember && L->member[id]) continue;
+        for (int i = 0; i < b->nins; i++)
+            if (wb_has_dest(b->ins[i].op) && wb_opnd_eq(b->ins[i].d, o)) {
+                def = &b->ins[i];
+                ndefs++;
+            }
+    }
+    if (ndefs != 1 || (def->op != WB_COPY && def->op != WT_OP_MOV && def->op != WT_OP_MV)) return 0;
+    wb_opnd s = def->s[0];
+    if ((s.kind != WB_O_IMM || s.isfloat) && !(s.kind == WB_O_REG && s.v == WT_OPND_R0)) return 0;
+    *val = s.kind == WB_O_IMM ? (int32_t)s.v : 0;
+    return 1;
+}
+
+/* The trip count, when the start and the bound are constants. */
+void swp_trip_count(loop *L)
+{
+    int32_t init, bound;
+    if (!constant_of(L, wb_vreg(L->iv_init), &init) || !constant_of(L, L->bound, &bound)) return;
+    int64_t diff = L->iv_step > 0 ? (int64_t)bound - init : (int64_t)init - bound;
+    if (diff % ((int64_t)1 << L->iv_shift) != 0) return;
+    int64_t n = diff / ((int64_t)1 << L->iv_shift) + L->test_dist;
+    if (n < 1 || n > INT32_MAX) return;
+    L->const_n = 1;
+    L->n = (int32_t)n;
+}

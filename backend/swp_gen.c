@@ -1,0 +1,346 @@
+/* Software pipelining: code generation from a modulo schedule (entry, prologue,
+ * kernel unrolled by modulo variable expansion, epilogue, exit values), as laid
+ * out at the top of swp.c. */
+#include "swp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gen {
+    loop *L;
+    int ii, stages, u;
+    int **names;          /* per body value: u vregs */
+} gen;
+
+static int name_of(const gen *G, int v, int im) { return G->names[v][((im % G->u) + G->u) % G->u]; }
+
+static void put(const gen *G, int block, const bop *o, int im, int cycle)
+{
+    const loop *L = G->L;
+    wb_ins in = o->in;
+    if (wb_has_dest(in.op) && is_body_value(L, in.d)) in.d = wb_vreg(name_of(G, (int)in.d.v, im));
+    for (int k = 0; k < wb_nsrc(in.op); k++)
+        if (is_body_value(L, o->in.s[k])) in.s[k] = wb_vreg(name_of(G, (int)o->in.s[k].v, im - o->dist[k]));
+    in.mop = (uint16_t)o->mop;
+    in.cycle = cycle;
+    wb_append(L->f, block, &in);
+}
+
+static int ilog2(int u)
+{
+    int k = 0;
+    while ((1 << k) < u) k++;
+    return (1 << k) == u ? k : -1;
+}
+
+int swp_new_block_before(wb_func *f, int before)
+{
+    int id = wb_new_block(f);
+    wb_place_block(f, id);
+    /* move it from the end of the layout to just before `before` */
+    int at = 0;
+    while (f->order[at] != before) at++;
+    memmove(&f->order[at + 1], &f->order[at], sizeof *f->order * (size_t)(f->norder - 1 - at));
+    f->order[at] = id;
+    return id;
+}
+
+static void append(wb_func *f, int block, wb_ins in) { wb_append(f, block, &in); }
+
+/* -g: in the pipeline's blocks iterations overlap, so each variable the loop
+ * assigns has no one value there; their entries say so (emission's dwarf.c reads
+ * it). The loop's own blocks (the header, and the blocks if-conversion merged)
+ * keep every assignment's event. */
+static void mark_assigned(const loop *L, const int *blocks, int n)
+{
+    wb_func *f = L->f;
+    for (int id = 0; id < f->nblocks; id++) {
+        if (id != L->id && !(L->member && id < L->nmember && L->member[id])) continue;
+        const wb_block *lb = f->blocks[id];
+        for (int i = -1; i < lb->nins; i++)
+            for (int ev = i < 0 ? lb->dbg_entry : lb->ins[i].dbg; ev; ev = f->dbgev[ev].next) {
+                int var = f->dbgev[ev].var;
+                if (var < 0) continue;
+                for (int k = 0; k < n; k++)
+                    wb_chain_dbg(f, &f->blocks[blocks[k]]->dbg_entry, wb_new_dbgev(f, var, WB_DV_NONE, 0, 0));
+            }
+    }
+}
+
+/* The kernel's unrolling (modulo variable expansion): the longest lifetime, in IIs. */
+int swp_unroll_factor(const loop *L, int ii)
+{
+    int u = 1;
+    for (int i = 0; i < L->nop; i++) {
+        const bop *x = &L->op[i];
+        if (!x->live || !wb_has_dest(x->in.op) || !is_body_value(L, x->in.d)) continue;
+        int end = x->time + 1;
+        for (int j = 0; j < L->nop; j++) {
+            const bop *y = &L->op[j];
+            if (!y->live) continue;
+            for (int k = 0; k < wb_nsrc(y->in.op); k++)
+                if (wb_is_vreg(y->in.s[k]) && y->in.s[k].v == x->in.d.v && is_body_value(L, y->in.s[k])) {
+                    int t = y->time + y->dist[k] * ii;
+                    if (t > end) end = t;
+                }
+        }
+        int need = (end - x->time + ii - 1) / ii;
+        if (need > u) u = need;
+    }
+    /* the values of the d iterations before the loop are all there at its start */
+    for (int i = 0; i < L->nop; i++)
+        for (int k = 0; L->op[i].live && k < wb_nsrc(L->op[i].in.op); k++)
+            if (is_body_value(L, L->op[i].in.s[k]) && L->op[i].dist[k] > u) u = L->op[i].dist[k];
+    return u;
+}
+/* The one block outside the loop that enters it, by falling into its header with
+ * no branch of its own: the pipeline's entry work can go there, where the list
+ * scheduler overlaps it with what comes before. -1 if there is none. */
+static int preheader(const loop *L)
+{
+    int p = -1;
+    for (int id = 0; id < L->f->nblocks; id++) {
+        const wb_block *b = L->f->blocks[id];
+        if (id < L->nmember && L->member[id]) continue;
+        int enters = b->fall == L->id || ((b->term.op == WT_OP_JMP || b->term.op == WT_OP_BZ || b->term.op == WT_OP_BNZ ||
+                                            b->term.op == WT_OP_DBNZ) && b->term.target == L->id);
+        if (!enters) continue;
+        if (p >= 0 || b->fall != L->id || b->term.op != WT_OP_NONE || b->fixed) return -1;
+        p = id;
+    }
+    return p;
+}
+
+/* Does any block outside the loop write register v? */
+static int written_before(const loop *L, int v)
+{
+    for (int id = 0; id < L->f->nblocks; id++) {
+        const wb_block *b = L->f->blocks[id];
+        if (id < L->nmember && L->member[id]) continue;
+        for (int i = 0; i < b->nins; i++)
+            if (wb_has_dest(b->ins[i].op) && wb_opnd_eq(b->ins[i].d, wb_vreg(v))) return 1;
+        if (b->term.op == WT_OP_DBNZ && wb_opnd_eq(b->term.s[0], wb_vreg(v))) return 1;
+    }
+    return 0;
+}
+
+/* A new vreg = op(a, b), appended to block b. */
+static int emit_val(wb_func *f, int block, int op, wb_opnd a, wb_opnd b)
+{
+    int v = wb_new_vreg(f, 0);
+    append(f, block, swp_mk(op, wb_vreg(v), a, b));
+    return v;
+}
+
+/* v * k, by a shift where k is a power of two. */
+static int emit_times(wb_func *f, int block, wb_opnd v, int64_t k)
+{
+    uint64_t m = k < 0 ? (uint64_t)-k : (uint64_t)k;
+    int r = (m & (m - 1)) == 0 ? emit_val(f, block, WT_OP_SHL, v, wb_imm((uint32_t)__builtin_ctzll(m), 0))
+                               : emit_val(f, block, WT_OP_IMUL, v, wb_imm((uint32_t)m, 0));
+    return k < 0 ? emit_val(f, block, WT_OP_ISUB, wb_imm(0, 0), wb_vreg(r)) : r;
+}
+
+/* The entry's checks of address differences (WB_DEP_CHECK): the pipeline runs
+ * only if each |diff| >= N*|step|, so that the two accesses are more iterations
+ * apart than the loop runs. Returns the vreg that is nonzero to run the original
+ * loop instead: `small` or'ed with every failed check. */
+static int entry_checks(loop *L, int block, int N, int small)
+{
+    wb_func *f = L->f;
+    for (int i = 0; i < L->ncheck; i++) {
+        const wb_dep *c = &L->check[i];
+        int acc = emit_val(f, block, WB_COPY, wb_imm((uint32_t)c->diff.c, 0), (wb_opnd){0});
+        for (int k = 0; k < c->diff.nterm; k++) {
+            int t = c->diff.term[k].k == 1 ? (int)c->diff.term[k].v
+                                           : emit_times(f, block, wb_vreg(c->diff.term[k].v), c->diff.term[k].k);
+            acc = emit_val(f, block, WT_OP_IADD, wb_vreg(acc), wb_vreg(t));
+        }
+        int span = emit_times(f, block, wb_vreg(N), c->step < 0 ? -c->step : c->step);
+        /* diff - span < 0 and -diff - span < 0: the sign bit of their and */
+        int lo = emit_val(f, block, WT_OP_ISUB, wb_vreg(acc), wb_vreg(span));
+        int neg = emit_val(f, block, WT_OP_ISUB, wb_imm(0, 0), wb_vreg(acc));
+        int hi = emit_val(f, block, WT_OP_ISUB, wb_vreg(neg), wb_vreg(span));
+        int both = emit_val(f, block, WT_OP_AND, wb_vreg(lo), wb_vreg(hi));
+        int near = emit_val(f, block, WT_OP_ILT, wb_vreg(both), wb_imm(0, 0));
+        small = emit_val(f, block, WT_OP_OR, wb_vreg(small), wb_vreg(near));
+    }
+    return small;
+}
+
+void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_buf *info)
+{
+    wb_func *f = L->f;
+    int ii = ms->ii, S = ms->stages, u = swp_unroll_factor(L, ii);
+    gen G = {L, ii, S, u, NULL};
+    G.names = ws_xcalloc((size_t)L->nv, sizeof *G.names);
+    for (int i = 0; i < L->nop; i++) {
+        const bop *x = &L->op[i];
+        if (!x->live || !wb_has_dest(x->in.op) || !is_body_value(L, x->in.d)) continue;
+        int *nm = ws_arena_alloc(&f->arena, sizeof *nm * (size_t)u);
+        for (int k = 0; k < u; k++) nm[k] = wb_new_vreg(f, 0);
+        G.names[x->in.d.v] = nm;
+    }
+    const wb_block *lb = L->body;
+    unsigned line = swp_loop_line(lb), col = lb->term.line ? lb->term.col : 0;
+    int P = preheader(L);
+    int E = P >= 0 ? P : swp_new_block_before(f, L->id), E2 = L->const_n ? E : swp_new_block_before(f, L->id);
+    int PRO = swp_new_block_before(f, L->id), K = swp_new_block_before(f, L->id);
+    int EPI = swp_new_block_before(f, L->id), POST = swp_new_block_before(f, L->id);
+    int e_from = f->blocks[E]->nins;
+    /* Every way into the loop from outside now enters the pipeline's check. */
+    for (int id = 0; id < f->nblocks; id++) {
+        wb_block *p = f->blocks[id];
+        if ((id < L->nmember && L->member[id]) || id == E || id == E2 || id == POST) continue;
+        if (p->fall == L->id) p->fall = E;
+        if ((p->term.op == WT_OP_JMP || p->term.op == WT_OP_BZ || p->term.op == WT_OP_BNZ) && p->term.target == L->id)
+            p->term.target = E;
+    }
+
+    /* entry: the trip count and the check, then (only on the pipeline's way, so
+     * that the values the original loop would read die at their copies) the
+     * first values */
+    for (int i = 0; i < L->neinit; i++)
+        if (L->einit[i].op != WT_OP_NONE) append(f, E2, L->einit[i]);
+    int diff = wb_new_vreg(f, 0), N = wb_new_vreg(f, 0);
+    wb_opnd init = wb_vreg(L->iv_init);
+    int small = wb_new_vreg(f, 0), over = wb_new_vreg(f, 0), m = wb_new_vreg(f, 0), r = wb_new_vreg(f, 0);
+    int nmin = S - 1 + u < 2 ? 2 : S - 1 + u;
+    int lg = ilog2(u);
+    if (L->const_n) {
+        /* known trip count (at least nmin: pipeline checked): no check */
+        append(f, E, swp_mk(WB_COPY, wb_vreg(N), wb_imm((uint32_t)L->n, 0), (wb_opnd){0}));
+        append(f, E, swp_mk(WB_COPY, wb_vreg(m), wb_imm((uint32_t)((L->n - S + 1) / u), 0), (wb_opnd){0}));
+        append(f, E, swp_mk(WB_COPY, wb_vreg(r), wb_imm((uint32_t)((L->n - S + 1) % u), 0), (wb_opnd){0}));
+    } else {
+        append(f, E, L->iv_step > 0 ? swp_mk(WT_OP_ISUB, wb_vreg(diff), L->bound, init) : swp_mk(WT_OP_ISUB, wb_vreg(diff), init, L->bound));
+        if (L->iv_shift) {
+            int steps = wb_new_vreg(f, 0);
+            append(f, E, swp_mk(WT_OP_SRA, wb_vreg(steps), wb_vreg(diff), wb_imm((uint32_t)L->iv_shift, 0)));
+            diff = steps;
+        }
+        append(f, E, swp_mk(WT_OP_IADD, wb_vreg(N), wb_vreg(diff), wb_imm((uint32_t)L->test_dist, 0)));
+        append(f, E, swp_mk(WT_OP_ILTU, wb_vreg(small), wb_vreg(N), wb_imm((uint32_t)nmin, 0)));
+        append(f, E, swp_mk(WT_OP_ISUB, wb_vreg(over), wb_vreg(N), wb_imm((uint32_t)(S - 1), 0)));
+        small = entry_checks(L, E, N, small);
+    }
+    if (L->const_n) {
+    } else if (lg >= 0) {
+        append(f, E, swp_mk(WT_OP_SHR, wb_vreg(m), wb_vreg(over), wb_imm((uint32_t)lg, 0)));
+        append(f, E, swp_mk(WT_OP_AND, wb_vreg(r), wb_vreg(over), wb_imm((uint32_t)(u - 1), 0)));
+    } else {
+        append(f, E, swp_mk(WT_OP_IDIVU, wb_vreg(m), wb_vreg(over), wb_imm((uint32_t)u, 0)));
+        append(f, E, swp_mk(WT_OP_IMODU, wb_vreg(r), wb_vreg(over), wb_imm((uint32_t)u, 0)));
+    }
+    for (int v = 1; v < L->nv; v++)
+        for (int j = 1; j <= MAX_DIST; j++) {
+            if (!G.names[v] || !INIT(L, v, j)) continue;
+            int from = INIT(L, v, j) > 0 ? INIT(L, v, j) : -INIT(L, v, j);
+            /* a register nothing before the loop writes (a value the first
+             * iteration assigns before it reads it, on every way through)
+             * enters as 0: its value is never used, but it is defined */
+            /* ...or one written elsewhere but not live into the loop (an
+             * if-converted join value's old value, x = p ? t : x) */
+            int unused = !written_before(L, from) || !wb_live_has(L->entry_live, L->entry_n, from);
+            wb_opnd src = INIT(L, v, j) > 0 && unused ? wb_imm(0, 0) : wb_vreg(from);
+            append(f, E2, swp_mk(WB_COPY, wb_vreg(name_of(&G, v, -j)), src, (wb_opnd){0}));
+        }
+    for (int e = 0; e < 2; e++)
+        for (int i = e ? 0 : e_from; i < f->blocks[e ? E2 : E]->nins; i++) {
+            if (e && E2 == E) break;
+            f->blocks[e ? E2 : E]->ins[i].line = line;
+            f->blocks[e ? E2 : E]->ins[i].col = col;
+        }
+    if (!L->const_n) {
+        wb_block *eb = f->blocks[E];
+        eb->term = swp_mk(WT_OP_BNZ, (wb_opnd){0}, wb_vreg(small), (wb_opnd){0});
+        eb->term.target = L->id;
+        eb->term.line = line;
+        eb->term.col = col;
+        eb->fall = E2;
+    }
+    f->blocks[E2]->fall = PRO;
+
+    /* prologue, kernel, epilogue */
+    int maxlat = 1;
+    for (int i = 0; i < L->nop; i++) {
+        const bop *o = &L->op[i];
+        if (!o->live) continue;
+        int s = o->time / ii, row = o->time % ii;
+        int lat = wt_ops[o->mop].latency[f->model->id], ivl = wt_ops[o->mop].interval[f->model->id];
+        if ((lat > ivl ? lat : ivl) > maxlat) maxlat = lat > ivl ? lat : ivl;
+        for (int q = s; q <= S - 2; q++) put(&G, PRO, o, q - s, q * ii + row);
+        for (int k = 0; k < u; k++) put(&G, K, o, S - 1 + k - s, k * ii + row);
+        for (int j = 0; j + 1 <= s && j <= S - 2; j++)
+            if (s >= j + 1) put(&G, EPI, o, S - 1 + j - s, j * ii + row);
+    }
+    f->blocks[PRO]->len = (S - 1) * ii;
+    f->blocks[PRO]->fall = K;
+    wb_block *kb = f->blocks[K];
+    kb->len = u * ii;
+    kb->term = swp_mk(WT_OP_DBNZ, (wb_opnd){0}, wb_vreg(m), (wb_opnd){0});
+    kb->term.target = K;
+    kb->term.mop = WT_OP_DBNZ;
+    kb->term.cycle = u * ii - 1;
+    kb->term.line = line;
+    kb->term.col = col;
+    kb->fall = EPI;
+    ws_buf_printf(info, "        ;*      Kernel                           : %d bundles, unrolled %d times (modulo variable "
+                  "expansion)\n", u * ii, u);
+    if (!L->const_n)
+        ws_buf_printf(info, "        ;*      Minimum trip count               : %d (shorter loops run the original code)\n",
+                      nmin);
+    swp_info_tail(info);
+    ws_buf_append(info, "", 1);
+    kb->comment = ws_arena_strndup(&f->arena, info->data, strlen(info->data));
+    kb->ii = ii;
+    wb_block *pb = f->blocks[EPI];
+    int elen = (S - 1) * ii > maxlat ? (S - 1) * ii : maxlat;
+    for (int i = 0; i < pb->nins; i++) {
+        int lat = wt_ops[pb->ins[i].mop].latency[f->model->id];
+        if (pb->ins[i].cycle + lat > elen) elen = pb->ins[i].cycle + lat;
+    }
+    pb->len = elen;
+    pb->fall = POST;
+    f->blocks[PRO]->fixed = f->blocks[K]->fixed = f->blocks[EPI]->fixed = 1;
+    mark_assigned(L, (int[]){PRO, K, EPI}, 3);
+
+    /* after the pipeline: the values the rest of the program reads */
+    int nprime = wb_new_vreg(f, 0);
+    append(f, POST, swp_mk(WT_OP_ISUB, wb_vreg(nprime), wb_vreg(N), wb_vreg(r)));
+    for (int y = 1; y < L->nv; y++) {
+        if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
+        alias a = swp_resolve(L, y);
+        if (a.v == L->iv && !G.names[a.v]) {
+            int t = nprime;
+            if (a.dist) {
+                t = wb_new_vreg(f, 0);
+                append(f, POST, swp_mk(WT_OP_ISUB, wb_vreg(t), wb_vreg(nprime), wb_imm((uint32_t)a.dist, 0)));
+            }
+            if (L->iv_shift) {
+                int scaled = wb_new_vreg(f, 0);
+                append(f, POST, swp_mk(WT_OP_SHL, wb_vreg(scaled), wb_vreg(t), wb_imm((uint32_t)L->iv_shift, 0)));
+                t = scaled;
+            }
+            append(f, POST, swp_mk(L->iv_step > 0 ? WT_OP_IADD : WT_OP_ISUB, wb_vreg(y), init, wb_vreg(t)));
+        } else {
+            append(f, POST, swp_mk(WB_COPY, wb_vreg(y), wb_vreg(name_of(&G, a.v, S - 2 - a.dist)), (wb_opnd){0}));
+        }
+    }
+    for (int i = 0; i < f->blocks[POST]->nins; i++) {
+        f->blocks[POST]->ins[i].line = line;
+        f->blocks[POST]->ins[i].col = col;
+    }
+    wb_block *qb = f->blocks[POST];
+    qb->fall = L->id;
+    if (!L->const_n || (L->n - S + 1) % u == 0) {
+        /* with a known trip count: no iteration left over, straight out */
+        qb->term = L->const_n ? swp_mk(WT_OP_JMP, (wb_opnd){0}, (wb_opnd){0}, (wb_opnd){0})
+                              : swp_mk(WT_OP_BZ, (wb_opnd){0}, wb_vreg(r), (wb_opnd){0});
+        qb->term.target = L->exit;
+        qb->term.line = line;
+        qb->term.col = col;
+        if (L->const_n) qb->fall = -1;
+    }
+    free(G.names);
+}
