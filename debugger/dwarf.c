@@ -19,6 +19,7 @@
 
 #include "warp_dwarf.h"
 #include "warp_support.h"
+#include "warp_target.h"
 
 #define MAX_FILE_BYTES (256u << 20)
 
@@ -544,7 +545,10 @@ static wdb_loc read_expr(const uint8_t *p, size_t n)
     wd_cursor c = {p, p + n, 0};
     unsigned op = wd_get_u8(&c);
     if (op == DW_OP_addr) {
+        /* An image's data addresses are at WT_DATA_SPACE (docs/design.md, section
+         * 4); an object's are relative to their section. */
         l.v = wd_get_u32(&c);
+        if (l.v >= WT_DATA_SPACE) l.v -= WT_DATA_SPACE;
         l.kind = WDB_LOC_ADDR;
     } else if (op >= DW_OP_reg0 && op <= DW_OP_reg0 + 31) {
         l.v = op - DW_OP_reg0;

@@ -1,7 +1,8 @@
 /* The image writer: ELF32 little-endian ET_EXEC with the sections of
  * docs/design.md, section 4, and two PT_LOAD segments, program memory and data
- * memory, each at address 0 of its own space; support/elfwrite.c lays the file
- * out. */
+ * memory, program memory at 0 and data memory at WT_DATA_SPACE, so that no two
+ * allocated sections overlap for gdb and readelf; support/elfwrite.c lays the
+ * file out. */
 #include <elf.h>
 #include <stdlib.h>
 
@@ -19,9 +20,9 @@ int wld_write_image(const wld_image *img, const char *out_path)
     sec *secs = ws_xcalloc(count, sizeof *secs);
     secs[S_TEXT] = (sec){".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0, 0, 8, WT_BUNDLE_BYTES,
                          img->text.data, (uint32_t)img->text.len};
-    secs[S_DATA] = (sec){".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 0, 0, 0, 4, 0, img->data.data,
+    secs[S_DATA] = (sec){".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, WT_DATA_SPACE, 0, 0, 4, 0, img->data.data,
                          (uint32_t)img->data.len};
-    secs[S_BSS] = (sec){".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, img->bss_addr, 0, 0, 4, 0, NULL, img->bss_size};
+    secs[S_BSS] = (sec){".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, WT_DATA_SPACE + img->bss_addr, 0, 0, 4, 0, NULL, img->bss_size};
     secs[S_HOST] = (sec){".host", SHT_NOBITS, 0, 0, 0, 0, 4, 0, NULL, img->host_size};
     secs[S_WHOST] = (sec){".warp.host", SHT_PROGBITS, 0, 0, 0, 0, 1, 0, img->warp_host.data,
                           (uint32_t)img->warp_host.len};
@@ -37,7 +38,7 @@ int wld_write_image(const wld_image *img, const char *out_path)
     secs[symtab] = (sec){".symtab", SHT_SYMTAB, 0, 0, strtab, img->first_global, 4, sizeof(Elf32_Sym),
                          img->symtab.data, (uint32_t)img->symtab.len};
     secs[strtab] = (sec){".strtab", SHT_STRTAB, 0, 0, 0, 0, 1, 0, img->strtab.data, (uint32_t)img->strtab.len};
-    /* Program memory and data memory, each at address 0 of its own space. */
+    /* Program memory and data memory. */
     ws_elf_segment segs[2] = {
         {S_TEXT, (uint32_t)img->text.len, PF_R | PF_X},
         {S_DATA, img->bss_addr + img->bss_size, PF_R | PF_W},

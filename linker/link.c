@@ -322,8 +322,15 @@ static void merge_lines(wld_obj *objs, size_t n, ws_buf *lines, ws_buf *files)
     free(names);
 }
 
+/* A symbol's address as the image's ELF metadata gives it (symbol table, DWARF):
+ * data memory at WT_DATA_SPACE, so that it overlaps no program address. */
+static uint32_t elf_address(const wld_sym *y)
+{
+    return y->addr + (y->sec == WLD_DATA || y->sec == WLD_BSS ? WT_DATA_SPACE : 0);
+}
+
 /* The debug sections: one of each name, the objects' parts in command-line order,
- * each relocation adding its symbol's address (or, for a debug section's symbol,
+ * each relocation adding its symbol's ELF address (or, for a debug section's symbol,
  * where that object's part landed) to the value in place. */
 static void merge_debug(wld_obj *objs, size_t n, wld_image *img)
 {
@@ -353,7 +360,7 @@ static void merge_debug(wld_obj *objs, size_t n, wld_image *img)
                 const wld_rel *x = &d->rel[r];
                 if (x->type == WT_R_NONE) continue;
                 const wld_sym *y = target_of(o, x->sym);
-                uint32_t s = !x->sym ? 0 : y->dbg >= 0 ? o->dbg[y->dbg].base : y->addr;
+                uint32_t s = !x->sym ? 0 : y->dbg >= 0 ? o->dbg[y->dbg].base : elf_address(y);
                 wld_put32(bytes + x->offset, wld_get32(bytes + x->offset) + s);
             }
         }
@@ -367,7 +374,7 @@ static void put_sym(wld_image *img, const wld_sym *y)
     uint32_t name = (uint32_t)img->strtab.len;
     ws_buf_append(&img->strtab, y->name, strlen(y->name) + 1);
     wld_put32(s, name);
-    wld_put32(s + 4, y->addr);
+    wld_put32(s + 4, elf_address(y));
     wld_put32(s + 8, y->size);
     s[12] = (uint8_t)ELF32_ST_INFO(y->bind, y->type);
     s[13] = STV_DEFAULT;

@@ -153,7 +153,8 @@ static int load_text(loader *L, const GElf_Shdr *sh)
     return 0;
 }
 
-/* The data memory image: every allocated section that is not program, at its address. */
+/* The data memory image: every allocated section that is not program, at its
+ * address less WT_DATA_SPACE. */
 static int load_data(loader *L)
 {
     wrt_image *img = L->img;
@@ -168,14 +169,13 @@ static int load_data(loader *L)
         if (sh.sh_flags & SHF_EXECINSTR) return fail(L, "program section %s besides .text", name);
         if (sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_NOBITS)
             return fail(L, "allocated section %s is neither PROGBITS nor NOBITS", name);
-        if ((uint64_t)sh.sh_addr + sh.sh_size > limit)
-            return fail(L, "section %s (address 0x%llx, %llu bytes) does not fit %s data memory (%u bytes)",
+        if (sh.sh_addr < WT_DATA_SPACE || sh.sh_addr - WT_DATA_SPACE + sh.sh_size > limit)
+            return fail(L, "section %s (address 0x%llx, %llu bytes) does not fit %s data memory (%u bytes at 0x%x)",
                         name, (unsigned long long)sh.sh_addr, (unsigned long long)sh.sh_size,
-                        img->model->name, limit);
-        uint32_t end = (uint32_t)(sh.sh_addr + sh.sh_size);
+                        img->model->name, limit, WT_DATA_SPACE);
+        uint32_t addr = (uint32_t)(sh.sh_addr - WT_DATA_SPACE), end = addr + (uint32_t)sh.sh_size;
         if (end > img->data_size) img->data_size = end;
-        if (sh.sh_type == SHT_PROGBITS && sh.sh_size)
-            memcpy(img->data + sh.sh_addr, contents(L, &sh), sh.sh_size);
+        if (sh.sh_type == SHT_PROGBITS && sh.sh_size) memcpy(img->data + addr, contents(L, &sh), sh.sh_size);
     }
     return 0;
 }
@@ -387,6 +387,12 @@ static int load_symbols(loader *L)
         y->value = (uint32_t)s.st_value;
         y->size = (uint32_t)s.st_size;
         y->section = symbol_section(L, s.st_shndx);
+        /* Data symbols are data memory addresses to everyone after the loader. */
+        if (y->section == 1) {
+            if (y->value < WT_DATA_SPACE) return fail(L, "data symbol '%s' at 0x%x is below data memory (0x%x)",
+                                                      name, y->value, WT_DATA_SPACE);
+            y->value -= WT_DATA_SPACE;
+        }
         y->is_func = type == STT_FUNC;
         /* A function may be empty, so at the end of the program: the linker
          * accepts a symbol at the end of its section, as ELF allows. */

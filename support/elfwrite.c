@@ -83,12 +83,11 @@ static int emit(int fd, const ws_elf_file *f, const ws_buf *shstrtab, const uint
     }
     eh->e_shoff = align_up(off, 4);
 
-    /* Program and data memory are separate spaces: every segment is at address 0
-     * of its own. */
+    /* A segment is where its section is. */
     for (uint32_t k = 0; k < f->nsegs; k++) {
         const ws_elf_segment *g = &f->segs[k];
         const ws_elf_section *s = &f->secs[g->section];
-        ph[k] = (Elf32_Phdr){.p_type = PT_LOAD, .p_offset = offset[g->section], .p_vaddr = 0, .p_paddr = 0,
+        ph[k] = (Elf32_Phdr){.p_type = PT_LOAD, .p_offset = offset[g->section], .p_vaddr = s->addr, .p_paddr = s->addr,
                              .p_filesz = s->size, .p_memsz = g->mem_size, .p_flags = g->flags,
                              .p_align = s->align};
     }

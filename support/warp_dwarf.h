@@ -110,7 +110,8 @@ enum {
 /* The toolchain's DWARF: version 4, 32-bit format, 4-byte addresses. Program
  * addresses are byte offsets of bundles (docs/design.md, section 1), so a line
  * program advances in whole bundles: minimum_instruction_length is the bundle
- * size. Data addresses (DW_OP_addr) are cell data memory byte addresses. */
+ * size. Data addresses (DW_OP_addr) are cell data memory byte addresses, in an
+ * image plus WT_DATA_SPACE (docs/design.md, section 4). */
 #define WD_VERSION 4
 #define WD_ADDR_SIZE 4
 #define WD_LINE_MIN_INSN 40    /* WT_BUNDLE_BYTES */

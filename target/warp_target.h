@@ -282,6 +282,11 @@ static inline uint32_t wt_ftoi_sat(uint32_t a)
 
 #define WT_EM_WARP 0x5741        /* unassigned machine number, "WA" */
 #define WT_EF_IWARP 0x1          /* e_flags: built for the iWarp model */
+/* Where an image's ELF addresses put data memory (sections, segment, data symbols,
+ * DW_OP_addr): program and data memory are separate spaces, both from 0, and
+ * gdb and readelf read one address space, so data memory is placed above any
+ * program as AVR's toolchain places its data at 0x800000. Loaders subtract it. */
+#define WT_DATA_SPACE 0x10000000u
 /* e_flags of an object assembled with neither -mcpu nor .model: its code means the
  * same on both models, so it links with objects of either (crt0.o is built once
  * for both). Images never carry it. */

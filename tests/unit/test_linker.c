@@ -270,7 +270,7 @@ static void test_link_two_objects(void **state)
     GElf_Shdr sh;
     const uint8_t *d = image_section(&im, ".data", &sh);
     assert_int_equal(sh.sh_size, 28);
-    assert_int_equal(sh.sh_addr, 0);
+    assert_int_equal(sh.sh_addr, WT_DATA_SPACE);
     uint32_t words[7];
     for (int i = 0; i < 7; i++) words[i] = get32((const char *)d + 4 * i);
     assert_int_equal(words[0], 5);
@@ -280,7 +280,7 @@ static void test_link_two_objects(void **state)
     assert_int_equal(words[4], 1);
     assert_int_equal(words[6], 3);
     image_section(&im, ".bss", &sh);
-    assert_int_equal(sh.sh_addr, 28);
+    assert_int_equal(sh.sh_addr, WT_DATA_SPACE + 28);
     assert_int_equal(sh.sh_size, 8);
     image_section(&im, ".host", &sh);
     assert_int_equal(sh.sh_type, SHT_NOBITS);
@@ -307,10 +307,10 @@ static void test_link_two_objects(void **state)
     assert_int_equal(GELF_ST_TYPE(s.st_info), STT_FUNC);
     assert_int_equal(s.st_shndx, 1);
     s = image_symbol(&im, "dvar");
-    assert_int_equal(s.st_value, 24);
+    assert_int_equal(s.st_value, WT_DATA_SPACE + 24);
     assert_int_equal(s.st_shndx, 2);
     s = image_symbol(&im, "bvar");
-    assert_int_equal(s.st_value, 28);
+    assert_int_equal(s.st_value, WT_DATA_SPACE + 28);
     assert_int_equal(GELF_ST_BIND(s.st_info), STB_LOCAL);
     s = image_symbol(&im, "results");
     assert_int_equal(s.st_value, 40);
@@ -331,7 +331,7 @@ static void test_link_two_objects(void **state)
     assert_int_equal(ph.p_offset, sh.sh_offset);
     gelf_getphdr(im.e, 1, &ph);
     assert_int_equal(ph.p_type, PT_LOAD);
-    assert_int_equal(ph.p_vaddr, 0);
+    assert_int_equal(ph.p_vaddr, WT_DATA_SPACE);
     assert_int_equal(ph.p_filesz, 28);
     assert_int_equal(ph.p_memsz, 36);
     assert_int_equal(ph.p_flags, PF_R | PF_W);

@@ -112,12 +112,13 @@ static void write_image(const char *path, const tspec *sp)
         text_idx = idx++;
     }
     if (sp->data_size) {
-        add_section(e, &names, ".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, sp->data, sp->data_size, 0, ELF_T_BYTE);
+        add_section(e, &names, ".data", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, sp->data, sp->data_size,
+                    WT_DATA_SPACE, ELF_T_BYTE);
         data_idx = idx++;
     }
     if (sp->bss_size) {
         add_section(e, &names, ".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, NULL, sp->bss_size,
-                    (uint32_t)sp->data_size, ELF_T_BYTE);
+                    WT_DATA_SPACE + (uint32_t)sp->data_size, ELF_T_BYTE);
         idx++;
     }
     if (sp->host_size) {
@@ -146,10 +147,10 @@ static void write_image(const char *path, const tspec *sp)
     for (size_t i = 0; i < sp->nsyms; i++) {
         Elf32_Sym *y = &syms[nsyms++];
         y->st_name = str_add(&symnames, sp->syms[i].name);
-        y->st_value = sp->syms[i].value;
+        const char *sec = sp->syms[i].section;
+        y->st_value = sp->syms[i].value + (strcmp(sec, ".data") == 0 ? WT_DATA_SPACE : 0);
         y->st_size = sp->syms[i].size;
         y->st_info = ELF32_ST_INFO(STB_GLOBAL, sp->syms[i].type);
-        const char *sec = sp->syms[i].section;
         y->st_shndx = (Elf32_Half)(strcmp(sec, ".text") == 0 ? text_idx
                                  : strcmp(sec, ".data") == 0 ? data_idx : host_idx);
     }
@@ -451,7 +452,7 @@ static void test_refuses_data_beyond_memory(void **state)
     (void)state;
     tspec sp = good_spec();
     sp.bss_size = 16384;
-    expect_refused(&sp, "section .bss (address 0x8, 16384 bytes) does not fit warp data memory (16384 bytes)");
+    expect_refused(&sp, "section .bss (address 0x10000008, 16384 bytes) does not fit warp data memory (16384 bytes at 0x10000000)");
 }
 
 static void test_refuses_truncated_and_foreign_files(void **state)
