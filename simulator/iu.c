@@ -33,7 +33,7 @@ struct wsim_iu_side {
     uint32_t reg[WT_OPND_NREGS];
     iu_pending *pend;
     size_t npend, cap;
-    uint64_t bundles, words_in, host_loads, addresses, link_clocks;
+    uint64_t bundles, words_in, addresses, link_clocks;
 };
 
 static int valid_source(unsigned o) { return wt_opnd_is_reg(o) || wt_opnd_is_imm(o); }
@@ -164,7 +164,6 @@ unsigned wsim_iu_issue(wsim *s, wsim_cell *c, uint32_t pc, uint64_t t)
             uint32_t addr = A + B;
             /* As a cell's host load: past host memory it reads 0. */
             v = (addr & 3) || s->host_size < 4 || addr > s->host_size - 4 ? 0 : wsim_load32(s->host + addr);
-            u->host_loads++;
         } else {
             if (info->kind == WT_K_DIV && B == 0) {
                 wsim_fault(s, (int)(c - s->cells), pc, "integer division by zero (%s) in the interface unit",
@@ -208,21 +207,22 @@ unsigned wsim_iu_issue(wsim *s, wsim_cell *c, uint32_t pc, uint64_t t)
 
 void wsim_iu_print_stats(const wsim *s, FILE *out)
 {
-    uint64_t in = 0, loads = 0;
+    uint64_t in = 0;
     for (int k = 0; k < s->ncells; k++) {
         const wsim_iu_side *u = s->cells[k].iu;
         if (!u) continue;
         fprintf(out,
-                "iu (cell %d's end): bundles %llu, words into the array %llu, host loads %llu, host addresses %llu, "
+                "iu (cell %d's end): bundles %llu, words into the array %llu, host addresses %llu, "
                 "clocks held by the link %llu\n",
-                k, (unsigned long long)u->bundles, (unsigned long long)u->words_in, (unsigned long long)u->host_loads,
+                k, (unsigned long long)u->bundles, (unsigned long long)u->words_in,
                 (unsigned long long)u->addresses, (unsigned long long)u->link_clocks);
         in += u->words_in;
-        loads += u->host_loads;
     }
     uint64_t outw = s->iu_words_out;
-    /* 10 MB/s at 5 MHz: 2 bytes a cycle, a 32-bit word every 2 cycles. */
-    uint64_t host_words = loads + s->iu_host_stores;
+    /* 10 MB/s at 5 MHz: 2 bytes a cycle, a 32-bit word every 2 cycles. The host
+     * supplies every word fed (constants too: the IU has them from the host) and
+     * takes every word stored. */
+    uint64_t host_words = in + s->iu_host_stores;
     fprintf(out,
             "iu link: %llu words in, %llu out in %llu cycles (the seed's link: a word in and a word out a cycle); "
             "host: %llu words, %llu cycles at 10 MB/s\n",
