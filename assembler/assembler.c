@@ -572,6 +572,63 @@ static void put32(ws_buf *b, uint32_t v)
     ws_buf_append(b, w, 4);
 }
 
+/* The operations of one side of a bundle line ("a | b | c") into B. */
+static int parse_operations(as *A, bundle *B, const char *s, const char *e)
+{
+    const char *start = s;
+    for (const char *p = s;; p++) {
+        if (p == e || *p == '|') {
+            if (parse_operation(A, B, start, p) != 0) return -1;
+            if (p == e) return 0;
+            start = p + 1;
+        }
+    }
+}
+
+static void put_literals(bundle *B, was_relocs *rel, uint32_t off)
+{
+    for (int i = 0; i < B->nlits; i++) {
+        if (B->lits[i].is_sym)
+            add_reloc(rel, off, WT_R_IMM0 + (uint32_t)i, B->lits[i].sym, B->lits[i].addend, B->lit_line[i],
+                      B->lit_col[i]);
+        else
+            B->insn.imm[i] = B->lits[i].bits;
+    }
+}
+
+/* The Warp interface unit's part of a bundle (docs/design.md, section 1): what the
+ * IU's own units may do, and no branch (it follows the cells' program counter). */
+static int check_iu_part(as *A, const bundle *B, const char *pos)
+{
+    if (A->model && A->model->id != WT_MODEL_WARP)
+        return error_at(A, pos, "only the Warp has an interface unit ('||' part)");
+    if (B->target || B->insn.target) return error_at(A, pos, "the interface unit has no branches");
+    for (int k = 0; k < WT_NSLOTS; k++) {
+        const wt_slot *sl = &B->insn.slot[k];
+        if (sl->op == WT_OP_NONE) continue;
+        const wt_op_info *info = &wt_ops[sl->op];
+        const char *why = NULL;
+        if (info->uclass == WT_UC_FA || info->uclass == WT_UC_FM || info->uclass == WT_UC_BR)
+            why = "has no unit for";
+        else if (info->kind == WT_K_LOAD || info->kind == WT_K_STORE)
+            why = "has no data memory for";
+        else if (info->kind == WT_K_COMM)
+            why = "cannot do";
+        if (why) return error_at(A, pos, "the interface unit %s '%s'", why, info->name);
+        for (const char *p = info->sig; *p; p++) {
+            int sub = wt_sig_subfield(*p);
+            unsigned o = *p == 'm' ? 0 : sl->opnd[sub < 0 ? 0 : sub];
+            if (*p == 'd' && !wt_opnd_is_reg(o) && !wt_opnd_is_feed(o) && !wt_opnd_is_addr(o))
+                return error_at(A, pos, "the interface unit writes registers, host feeds and host addresses only");
+            int bad_src = *p == 'm' ? !(wt_opnd_is_reg(sl->opnd[1]) || wt_opnd_is_imm(sl->opnd[1])) ||
+                                          !(wt_opnd_is_reg(sl->opnd[2]) || wt_opnd_is_imm(sl->opnd[2]))
+                                    : *p != 'd' && *p != 't' && !wt_opnd_is_reg(o) && !wt_opnd_is_imm(o);
+            if (bad_src) return error_at(A, pos, "the interface unit reads registers and literals only");
+        }
+    }
+    return 0;
+}
+
 static void parse_bundle(as *A, const char *s, const char *e)
 {
     if (A->sec != WAS_SEC_TEXT) {
@@ -582,28 +639,31 @@ static void parse_bundle(as *A, const char *s, const char *e)
         error_at(A, s, "more than %u bundles in .text", MAX_TEXT_BUNDLES);
         return;
     }
-    bundle B;
-    memset(&B, 0, sizeof B);
-    const char *start = s;
-    for (const char *p = s;; p++) {
-        if (p == e || *p == '|') {
-            if (parse_operation(A, &B, start, p) != 0) return;
-            if (p == e) break;
-            start = p + 1;
+    const char *iu = NULL;
+    for (const char *p = s; p + 1 < e; p++)
+        if (p[0] == '|' && p[1] == '|') {
+            iu = p;
+            break;
         }
-    }
+    bundle B, U;
+    memset(&B, 0, sizeof B);
+    memset(&U, 0, sizeof U);
+    if (parse_operations(A, &B, s, iu ? iu : e) != 0) return;
+    if (iu && (parse_operations(A, &U, iu + 2, e) != 0 || check_iu_part(A, &U, skip_ws(iu + 2, e)) != 0)) return;
     uint32_t off = (uint32_t)A->u.text.len;
-    for (int i = 0; i < B.nlits; i++) {
-        if (B.lits[i].is_sym)
-            add_reloc(&A->u.rtext, off, WT_R_IMM0 + (uint32_t)i, B.lits[i].sym, B.lits[i].addend,
-                      B.lit_line[i], B.lit_col[i]);
-        else
-            B.insn.imm[i] = B.lits[i].bits;
-    }
+    put_literals(&B, &A->u.rtext, off);
     if (B.target) add_reloc(&A->u.rtext, off, WT_R_TARGET, B.target, 0, A->line, B.target_col);
     uint8_t bytes[WT_BUNDLE_BYTES];
     wt_encode(&B.insn, bytes);
     ws_buf_append(&A->u.text, bytes, sizeof bytes);
+    if (iu || A->u.warp_iu.len) {
+        /* The IU's program is parallel to .text: empty bundles before its first part. */
+        static const uint8_t empty[WT_BUNDLE_BYTES];
+        while (A->u.warp_iu.len < off) ws_buf_append(&A->u.warp_iu, empty, sizeof empty);
+        put_literals(&U, &A->u.riu, off);
+        wt_encode(&U.insn, bytes);
+        ws_buf_append(&A->u.warp_iu, bytes, sizeof bytes);
+    }
     if (A->loc_pending) {
         put32(&A->u.warp_lines, off);
         put32(&A->u.warp_lines, A->loc_line);
@@ -1384,6 +1444,8 @@ static void free_unit(as *A)
     free(A->u.syms);
     free(A->u.rtext.v);
     free(A->u.rdata.v);
+    free(A->u.riu.v);
+    ws_buf_free(&A->u.warp_iu);
     ws_buf_free(&A->u.text);
     ws_buf_free(&A->u.data);
     ws_buf_free(&A->u.warp_host);

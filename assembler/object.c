@@ -2,7 +2,8 @@
  * exactly the sections of docs/design.md, section 4, always all of them and always
  * in the same order, so the linker finds them by name and the same source gives
  * the same bytes; the debug sections (section 5), if any, follow .warp.files, and
- * their relocations follow .rela.data, then .warp.gates if `.gateloc` gave any;
+ * their relocations follow .rela.data, then .warp.gates if `.gateloc` gave any,
+ * then .warp.iu and .rela.warp.iu if a bundle has an interface-unit part;
  * support/elfwrite.c lays the file out. */
 #include <elf.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@ enum { S_NULL, S_TEXT, S_DATA, S_BSS, S_HOST, S_WHOST, S_WCELLS, S_WLINES, S_WFI
 typedef struct layout {
     size_t nextra;
     uint32_t rela_text, rela_data, gates, symtab, strtab, count;   /* gates: 0 if none */
+    uint32_t iu, rela_iu;   /* the interface unit's program and its relocations: 0 if none */
     uint32_t *extra_rel;    /* per debug section: its relocation section, 0 if none */
 } layout;
 
@@ -146,6 +148,11 @@ int was_write_object(was_unit *u, const char *out_path)
     build_symtab(u, &symtab, &strtab, &first_global);
     build_rela(&u->rtext, &rtext);
     build_rela(&u->rdata, &rdata);
+    ws_buf riu = {0};
+    build_rela(&u->riu, &riu);
+    /* The IU's program runs to the end of .text, its last bundles empty. */
+    static const uint8_t empty[WT_BUNDLE_BYTES];
+    while (u->warp_iu.len && u->warp_iu.len < u->text.len) ws_buf_append(&u->warp_iu, empty, sizeof empty);
 
     layout L = {.nextra = u->nextra};
     L.extra_rel = ws_xcalloc(u->nextra + 1, sizeof *L.extra_rel);
@@ -157,6 +164,10 @@ int was_write_object(was_unit *u, const char *out_path)
     for (size_t k = 0; k < u->nextra; k++)
         if (u->extra[k].rel.n) L.extra_rel[k] = next++;
     if (u->warp_gates.len) L.gates = next++;
+    if (u->warp_iu.len) {
+        L.iu = next++;
+        L.rela_iu = next++;
+    }
     L.symtab = next++;
     L.strtab = next++;
     L.count = next;     /* the section-name table comes after these */
@@ -194,6 +205,12 @@ int was_write_object(was_unit *u, const char *out_path)
     if (L.gates)
         secs[L.gates] = (sec){".warp.gates", SHT_PROGBITS, 0, 0, 0, 0, 4, 16, u->warp_gates.data,
                               (uint32_t)u->warp_gates.len};
+    if (L.iu) {
+        secs[L.iu] = (sec){".warp.iu", SHT_PROGBITS, 0, 0, 0, 0, 8, WT_BUNDLE_BYTES, u->warp_iu.data,
+                           (uint32_t)u->warp_iu.len};
+        secs[L.rela_iu] = (sec){".rela.warp.iu", SHT_RELA, SHF_INFO_LINK, 0, L.symtab, L.iu, 4,
+                                sizeof(Elf32_Rela), riu.data, (uint32_t)riu.len};
+    }
     secs[L.symtab] = (sec){".symtab", SHT_SYMTAB, 0, 0, L.strtab, first_global, 4, sizeof(Elf32_Sym),
                            symtab.data, (uint32_t)symtab.len};
     secs[L.strtab] = (sec){".strtab", SHT_STRTAB, 0, 0, 0, 0, 1, 0, strtab.data, (uint32_t)strtab.len};
@@ -203,6 +220,7 @@ int was_write_object(was_unit *u, const char *out_path)
     ws_buf_free(&strtab);
     ws_buf_free(&rtext);
     ws_buf_free(&rdata);
+    ws_buf_free(&riu);
     for (size_t k = 0; k < u->nextra; k++) {
         ws_buf_free(&drel[k]);
         free(drel_names[k]);

@@ -53,6 +53,11 @@ typedef struct was_unit {
     ws_buf warp_host, warp_cells, warp_lines, warp_files;
     ws_buf warp_gates;      /* `.gateloc` records: bundle, line, column, file | queue << 16 | send << 24 */
     was_relocs rtext, rdata;
+    /* The interface unit's program (`CELL OPS || IU OPS`): a bundle for every bundle
+     * of .text once any line has an IU part, empty ("" ) if none has; its literal
+     * relocations, offsets as in .text. */
+    ws_buf warp_iu;
+    was_relocs riu;
     was_extra *extra;       /* in order of first `.section` */
     size_t nextra;
     was_sym **syms;         /* in order of first mention: the symbol table's order */

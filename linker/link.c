@@ -219,10 +219,21 @@ static const wld_sym *target_of(const wld_obj *o, uint32_t sym)
     return y->global ? y->global->def : y;
 }
 
-static int apply_relocations(wld_obj *objs, size_t n, const wt_model *M, uint8_t *text, uint8_t *data)
+static int apply_relocations(wld_obj *objs, size_t n, const wt_model *M, uint8_t *text, uint8_t *data, uint8_t *iu)
 {
     for (size_t i = 0; i < n; i++) {
         wld_obj *o = &objs[i];
+        /* The IU's literals: its bundles lie where the cells' do. */
+        for (size_t r = 0; r < o->nrel[2]; r++) {
+            const wld_rel *x = &o->rel[2][r];
+            if (x->type == WT_R_NONE) continue;
+            const wld_sym *y = target_of(o, x->sym);
+            uint8_t *b = iu + o->base[WLD_TEXT] + x->offset;
+            wt_insn in;
+            wt_decode(b, &in);
+            in.imm[x->type == WT_R_IMM1] = (x->sym ? y->addr : 0) + (uint32_t)x->addend;
+            wt_encode(&in, b);
+        }
         for (size_t r = 0; r < o->nrel[1]; r++) {
             const wld_rel *x = &o->rel[1][r];
             if (x->type == WT_R_NONE) continue;
@@ -419,6 +430,7 @@ static void image_free(wld_image *img)
     ws_buf_free(&img->warp_cells);
     ws_buf_free(&img->warp_lines);
     ws_buf_free(&img->warp_files);
+    ws_buf_free(&img->warp_iu);
     ws_buf_free(&img->symtab);
     ws_buf_free(&img->strtab);
     for (size_t j = 0; j < img->ndbg; j++) ws_buf_free(&img->dbg[j]);
@@ -460,6 +472,18 @@ int wld_link(const char *const *inputs, size_t ninputs, const char *out_path, co
     for (size_t i = 0; i < ninputs; i++)
         if (objs[i].mem_size[WLD_TEXT])
             ws_buf_append(&img.text, objs[i].mem[WLD_TEXT], objs[i].mem_size[WLD_TEXT]);
+    int any_iu = 0;
+    for (size_t i = 0; i < ninputs; i++) any_iu |= objs[i].iu != NULL;
+    if (any_iu && M->id != WT_MODEL_WARP) {
+        wld_error(out_path, "an interface unit program (.warp.iu) needs the Warp model");
+        goto out;
+    }
+    for (size_t i = 0; any_iu && i < ninputs; i++) {
+        /* An object without an IU part gives the IU nothing to do beside its code. */
+        if (objs[i].iu) ws_buf_append(&img.warp_iu, objs[i].iu, objs[i].mem_size[WLD_TEXT]);
+        else
+            for (uint32_t k = 0; k < objs[i].mem_size[WLD_TEXT]; k++) ws_buf_append(&img.warp_iu, "", 1);
+    }
     for (size_t i = 0; i < ninputs; i++) {
         static const char zeros[WLD_MAX_ALIGN];
         size_t pad = objs[i].base[WLD_DATA] - img.data.len;
@@ -467,7 +491,9 @@ int wld_link(const char *const *inputs, size_t ninputs, const char *out_path, co
         if (objs[i].mem_size[WLD_DATA])
             ws_buf_append(&img.data, objs[i].mem[WLD_DATA], objs[i].mem_size[WLD_DATA]);
     }
-    if (apply_relocations(objs, ninputs, M, (uint8_t *)img.text.data, (uint8_t *)img.data.data) != 0) goto out;
+    if (apply_relocations(objs, ninputs, M, (uint8_t *)img.text.data, (uint8_t *)img.data.data,
+                          (uint8_t *)img.warp_iu.data) != 0)
+        goto out;
     if (merge_cells(objs, ninputs, &img.warp_cells) != 0) goto out;
     merge_lines(objs, ninputs, &img.warp_lines, &img.warp_files);
     merge_debug(objs, ninputs, &img);

@@ -292,13 +292,14 @@ static int read_relocs(wld_obj *o, Elf_Scn *scn, const GElf_Shdr *sh, int which)
 {
     if (sh->sh_entsize != sizeof(Elf32_Rela) || sh->sh_size % sizeof(Elf32_Rela) != 0)
         return wld_error(o->path, "bad relocation entry size");
-    if (o->rel[which]) return wld_error(o->path, "more than one relocation section for %s", which ? ".data" : ".text");
+    static const char *const names[3] = {".text", ".data", ".warp.iu"};
+    if (o->rel[which]) return wld_error(o->path, "more than one relocation section for %s", names[which]);
     size_t n = sh->sh_size / sizeof(Elf32_Rela);
     Elf_Data *d = elf_getdata(scn, NULL);
     if (n > 0 && (!d || d->d_size < n * sizeof(Elf32_Rela))) return wld_error(o->path, "cannot read relocations: %s", elf_errmsg(-1));
     o->rel[which] = ws_xcalloc(n ? n : 1, sizeof(wld_rel));
     o->nrel[which] = n;
-    uint32_t limit = o->mem_size[which ? WLD_DATA : WLD_TEXT];
+    uint32_t limit = o->mem_size[which == 1 ? WLD_DATA : WLD_TEXT];
     for (size_t i = 0; i < n; i++) {
         GElf_Rela r;
         if (!gelf_getrela(d, (int)i, &r)) return wld_error(o->path, "cannot read relocation %zu: %s", i, elf_errmsg(-1));
@@ -307,7 +308,7 @@ static int read_relocs(wld_obj *o, Elf_Scn *scn, const GElf_Shdr *sh, int which)
         x->type = GELF_R_TYPE(r.r_info);
         x->sym = GELF_R_SYM(r.r_info);
         x->addend = (int32_t)r.r_addend;
-        const char *sec = which ? ".data" : ".text";
+        const char *sec = names[which];
         if (x->sym >= o->nsyms)
             return wld_error(o->path, "relocation %zu in %s: symbol index %u is past the symbol table", i, sec, x->sym);
         const wld_sym *y = &o->syms[x->sym];
@@ -317,13 +318,15 @@ static int read_relocs(wld_obj *o, Elf_Scn *scn, const GElf_Shdr *sh, int which)
          * array's own symbol says where an address lands. */
         if (y->sec == WLD_HOST && y->type == STT_SECTION)
             return wld_error(o->path, "relocation %zu in %s is against the .host section, not a host array", i, sec);
-        int ok = which ? (x->type == WT_R_NONE || x->type == WT_R_ABS32)
-                       : (x->type == WT_R_NONE || x->type == WT_R_IMM0 || x->type == WT_R_IMM1 || x->type == WT_R_TARGET);
+        int ok = which == 1 ? (x->type == WT_R_NONE || x->type == WT_R_ABS32)
+                 : which == 2 ? (x->type == WT_R_NONE || x->type == WT_R_IMM0 || x->type == WT_R_IMM1)
+                              : (x->type == WT_R_NONE || x->type == WT_R_IMM0 || x->type == WT_R_IMM1 ||
+                                 x->type == WT_R_TARGET);
         if (!ok) return wld_error(o->path, "relocation %zu in %s: type %u does not apply there", i, sec, x->type);
-        if (which ? x->offset > limit || limit - x->offset < 4 : x->offset >= limit)
+        if (which == 1 ? x->offset > limit || limit - x->offset < 4 : x->offset >= limit)
             return wld_error(o->path, "relocation %zu: offset 0x%x is outside %s (%u bytes)", i, x->offset, sec, limit);
-        if (!which && x->offset % WT_BUNDLE_BYTES != 0)
-            return wld_error(o->path, "relocation %zu: offset 0x%x in .text is not the start of a bundle", i, x->offset);
+        if (which != 1 && x->offset % WT_BUNDLE_BYTES != 0)
+            return wld_error(o->path, "relocation %zu: offset 0x%x in %s is not the start of a bundle", i, x->offset, sec);
     }
     return 0;
 }
@@ -453,6 +456,13 @@ int wld_read_object(wld_obj *o, const char *path)
             if (sh[i].sh_type != SHT_PROGBITS) { wld_error(path, "%s has section type %u", name, sh[i].sh_type); goto out; }
             warp_index[w] = i;
         }
+        if (strcmp(name, ".warp.iu") == 0) {
+            known = 1;
+            if (o->iu_index) { wld_error(path, "more than one %s section", name); goto out; }
+            if (sh[i].sh_type != SHT_PROGBITS) { wld_error(path, "%s has section type %u", name, sh[i].sh_type); goto out; }
+            o->iu_index = (unsigned)i;
+            o->iu = (const uint8_t *)o->buf + sh[i].sh_offset;
+        }
         if (strncmp(name, ".debug_", 7) == 0 && name[7] && !(sh[i].sh_flags & SHF_ALLOC)) {
             known = 1;
             if (sh[i].sh_type != SHT_PROGBITS || sh[i].sh_size > 0xffffffffu) {
@@ -480,6 +490,11 @@ int wld_read_object(wld_obj *o, const char *path)
         wld_error(path, ".text size %u is not a whole number of %d-byte bundles", o->mem_size[WLD_TEXT], WT_BUNDLE_BYTES);
         goto out;
     }
+    if (o->iu_index && sh[o->iu_index].sh_size != o->mem_size[WLD_TEXT]) {
+        wld_error(path, ".warp.iu has %llu bytes, not the %u of .text it runs beside", (unsigned long long)sh[o->iu_index].sh_size,
+                  o->mem_size[WLD_TEXT]);
+        goto out;
+    }
     if (!symtab) { wld_error(path, "no symbol table"); goto out; }
     if (sh[symtab].sh_link == 0 || sh[symtab].sh_link >= n) { wld_error(path, "symbol table has no string table"); goto out; }
     if (check_text(o) != 0) goto out;
@@ -490,6 +505,7 @@ int wld_read_object(wld_obj *o, const char *path)
         int which = -1;
         if (sh[i].sh_info != 0 && sh[i].sh_info == o->mem_index[WLD_TEXT]) which = 0;
         if (sh[i].sh_info != 0 && sh[i].sh_info == o->mem_index[WLD_DATA]) which = 1;
+        if (sh[i].sh_info != 0 && sh[i].sh_info == o->iu_index) which = 2;
         if (which < 0) {
             wld_error(path, "%s relocates section %u, which is not .text or .data", shstr + sh[i].sh_name, (unsigned)sh[i].sh_info);
             goto out;
@@ -534,6 +550,7 @@ void wld_free_object(wld_obj *o)
     free(o->syms);
     free(o->rel[0]);
     free(o->rel[1]);
+    free(o->rel[2]);
     free(o->host);
     free(o->files);
     for (size_t k = 0; k < o->ndbg; k++) free(o->dbg[k].rel);

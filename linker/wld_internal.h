@@ -85,8 +85,10 @@ typedef struct wld_obj {
     size_t nhost;
     wld_sym *syms;
     size_t nsyms;
-    wld_rel *rel[2];         /* against .text, .data */
-    size_t nrel[2];
+    wld_rel *rel[3];         /* against .text, .data, .warp.iu */
+    size_t nrel[3];
+    const uint8_t *iu;       /* .warp.iu: the interface unit's bundles, parallel to .text; NULL */
+    unsigned iu_index;
     wld_dbgsec *dbg;
     size_t ndbg;
 } wld_obj;
@@ -111,6 +113,7 @@ typedef struct wld_image {
     ws_buf text, data;
     uint32_t bss_addr, bss_size, host_size;
     ws_buf warp_host, warp_cells, warp_lines, warp_files;
+    ws_buf warp_iu;          /* parallel to text; empty if no object has an IU part */
     ws_buf symtab, strtab;   /* Elf32_Sym entries in file byte order, names */
     uint32_t first_global;
     const char **dbg_names;  /* the debug sections, in order of first appearance */

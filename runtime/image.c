@@ -465,7 +465,7 @@ static int load(loader *L)
 {
     wrt_image *img = L->img;
     if (check_header(L) || check_section_bounds(L)) return -1;
-    size_t cells_idx = 0, hostdecl_idx = 0, lines_idx = 0, files_idx = 0;
+    size_t cells_idx = 0, hostdecl_idx = 0, lines_idx = 0, files_idx = 0, iu_idx = 0;
     for (size_t i = 1; i < L->shnum; i++) {
         GElf_Shdr sh;
         if (get_shdr(L, i, &sh)) return -1;
@@ -477,6 +477,7 @@ static int load(loader *L)
                      : strcmp(name, ".warp.host") == 0 ? &hostdecl_idx
                      : strcmp(name, ".warp.lines") == 0 ? &lines_idx
                      : strcmp(name, ".warp.files") == 0 ? &files_idx
+                     : strcmp(name, ".warp.iu") == 0 ? &iu_idx
                      : sh.sh_type == SHT_SYMTAB ? &L->symtab_idx : NULL;
         if (!slot) continue;
         if (*slot) return fail(L, "more than one %s section", sh.sh_type == SHT_SYMTAB ? "symbol table" : name);
@@ -492,6 +493,17 @@ static int load(loader *L)
     GElf_Shdr sh;
     if (get_shdr(L, L->text_idx, &sh) || load_text(L, &sh)) return -1;
     if (load_data(L)) return -1;
+    if (iu_idx) {
+        if (get_shdr(L, iu_idx, &sh)) return -1;
+        if (sh.sh_size != (uint64_t)img->ncode * WT_BUNDLE_BYTES)
+            return fail(L, "section .warp.iu has %llu bytes, not the %u bundles of .text",
+                        (unsigned long long)sh.sh_size, img->ncode);
+        if (img->model->id != WT_MODEL_WARP) return fail(L, "section .warp.iu: only the Warp has an interface unit");
+        img->iu_code = ws_xcalloc(img->ncode, sizeof *img->iu_code);
+        for (uint32_t i = 0; i < img->ncode; i++)
+            if (wt_decode(contents(L, &sh) + (size_t)i * WT_BUNDLE_BYTES, &img->iu_code[i]) != 0)
+                return fail(L, "interface unit bundle %u does not decode", i);
+    }
     if (get_shdr(L, cells_idx, &sh) || load_cells(L, &sh)) return -1;
     if (L->host_idx) {
         if (get_shdr(L, L->host_idx, &sh)) return -1;
@@ -573,6 +585,7 @@ void wrt_image_free(wrt_image *img)
 {
     if (!img) return;
     free(img->code);
+    free(img->iu_code);
     free(img->data);
     for (size_t i = 0; i < img->nhost; i++) free(img->host[i].name);
     free(img->host);
@@ -632,6 +645,7 @@ void wrt_sim_program(const wrt_image *img, wsim_program *out)
     out->model = img->model;
     out->code = img->code;
     out->ncode = img->ncode;
+    out->iu_code = img->iu_code;
     out->entry = img->entry;
     out->data = img->data;
     out->data_size = img->data_size;

@@ -45,6 +45,7 @@ typedef struct wrt_image {
     int timing_changed;      /* WT_EF_FLOWCTL, but the code, data or cells are not what the linker
                               * timed (wt_timing_fingerprint): not flow_controlled */
     wt_insn *code;
+    wt_insn *iu_code;            /* Warp: the interface unit's program, ncode bundles beside code; NULL */
     uint32_t ncode, entry;
     uint8_t *data;           /* initialised data memory from address 0 */
     uint32_t data_size;      /* bytes of data + bss */

@@ -288,6 +288,7 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
         return NULL;
     }
 
+    if (p->iu_code && wsim_iu_check(m, p->iu_code, p->ncode, err, errlen) != 0) return NULL;
     if (!m->logical_channels && p->comm && p->comm->topology != WCA_LINEAR) {
         snprintf(err, errlen, "the %s model is a linear array: a torus needs -mcpu=iwarp", m->name);
         return NULL;
@@ -307,6 +308,8 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
 
     unsigned maxlat;
     s->wheel_cap = wheel_capacity(m, &maxlat);
+    /* An end cell's wheel also takes the feeds and addresses of the IU's bundle. */
+    if (p->iu_code) s->wheel_cap *= 2;
     unsigned wheel_slots = pow2_at_least(maxlat + 1);
     s->wheel_mask = wheel_slots - 1;
     s->qcap = m->queue_words;
@@ -347,6 +350,7 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
             s->code_for[c->feed_live] = v;
         }
         c->code = s->code_for[c->feed_live];
+        if (p->iu_code && c->feed_live) c->iu = wsim_iu_side_new();
     }
     if (m->logical_channels) {
         if (make_agents(s, p->comm, systolic, err, errlen) != 0) {
@@ -384,6 +388,7 @@ void wsim_free(wsim *s)
         free(c->rstack);
         free(c->wheel);
         free(c->wheel_n);
+        wsim_iu_side_free(c->iu);
     }
     for (size_t i = 0; s->sink && i < (size_t)s->ncells * WT_NQUEUES; i++) {
         free(s->sink[i].e);
@@ -491,7 +496,9 @@ static void host_pair(wsim *s, uint64_t t)
             a->count--;
             s->sink_n--;
             s->addr_n--;
+            s->iu_words_out++;
             if (addr == 0xFFFFFFFFu) continue;
+            s->iu_host_stores++;
             if ((addr & 3) || s->host_size < 4 || addr > s->host_size - 4) {
                 int cell = s->ends[i] / WT_NQUEUES;
                 wsim_fault(s, cell, pc, "host store to address 0x%x %s (host memory is %u bytes)",
@@ -555,6 +562,12 @@ static inline void schedule(wsim *s, wsim_cell *c, const wsim_dop *o, uint32_t v
     note_event(s, wt_opnd_is_gate(dst) && !s->comm ? when + s->link : when);
 }
 
+void wsim_schedule_write(wsim *s, wsim_cell *c, unsigned dst, uint32_t val, uint64_t when, uint32_t pc)
+{
+    wsim_dop o = {.dst = (uint8_t)dst, .tag = WT_MARK_DATA};
+    schedule(s, c, &o, val, when, pc);
+}
+
 static __attribute__((noinline, cold)) void fault_unbound(wsim *s, int k, uint32_t pc, int input, unsigned g)
 {
     const char *name = wt_opnd_name(g < WT_NQUEUES ? WT_OPND_GATE + g : WT_OPND_PGATE + g - WT_NQUEUES);
@@ -608,6 +621,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             }
         }
     }
+    if (__builtin_expect(c->iu != NULL, 0) && !wsim_iu_ready(s, c, pc, t)) goto stall;
     wca_queue **in = c->in, **out = c->out;
     if (b->io) {
         for (unsigned m = b->gate_rd; m; m &= m - 1) {
@@ -798,6 +812,11 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     if ((c->issued & (WSIM_LANE_FLUSH - 1)) == WSIM_LANE_FLUSH - 1) flush_lanes(c);
     c->issued++;
     c->next_issue = t + b->clocks;
+    if (__builtin_expect(c->iu != NULL, 0)) {
+        uint64_t until = t + wsim_iu_issue(s, c, pc, t);
+        if (until > c->next_issue) c->next_issue = until;
+        note_event(s, c->next_issue);
+    }
     if (halt) {
         c->state = WSIM_CELL_HALTED;
         s->nhalted++;

@@ -113,6 +113,9 @@ typedef struct wsim_hfifo {
     size_t head, count, cap; /* cap is a power of two */
 } wsim_hfifo;
 
+/* The interface unit's state for one end cell it serves (simulator/iu.c). */
+typedef struct wsim_iu_side wsim_iu_side;
+
 typedef struct wsim_cell {
     /* What every clock touches first, together. */
     const wsim_bundle *code; /* the program as this cell runs it (wsim.code_for) */
@@ -127,6 +130,7 @@ typedef struct wsim_cell {
      * fills (NULL on Warp: the host). On iWarp the agent keeps them current. */
     wca_queue *in[WSIM_NGATES], *out[WSIM_NGATES];
     wca_queue *feedq[WT_NQUEUES]; /* the queue a host-feed gate fills */
+    wsim_iu_side *iu;        /* an end cell with an IU program: the IU's part beside it; NULL */
     uint32_t src[SRC_N];
     uint64_t busy_until[WT_NSLOTS];
     unsigned rsp;
@@ -169,6 +173,7 @@ struct wsim {
     int *ends;
     int nends;
     size_t sink_n, addr_n;
+    uint64_t iu_words_out, iu_host_stores; /* with an IU: words that left the array, stored */
     char *msg;
 };
 
@@ -178,6 +183,26 @@ static inline uint64_t wsim_class_ops(const wsim_cell *c, unsigned uc)
     if (uc == WT_UC_NONE) return c->class_ops[uc];
     return c->class_ops[uc] + ((c->class_lanes >> (WSIM_LANE_BITS * (uc - 1))) & ((1u << WSIM_LANE_BITS) - 1));
 }
+
+static inline uint32_t wsim_load32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A write that lands at clock `when` in cell c's wheel: a host feed or address the IU
+ * gives for that cell's end (sim.c). */
+void wsim_schedule_write(wsim *s, wsim_cell *c, unsigned dst, uint32_t val, uint64_t when, uint32_t pc);
+
+/* iu.c: the interface unit. wsim_iu_check refuses an IU program the IU cannot run
+ * (-1 with a reason). wsim_iu_ready: may the end cell issue bundle pc, the IU's feeds
+ * finding room? wsim_iu_issue runs IU bundle pc beside it and returns the clocks the
+ * pair takes (the IU link moves one word in a clock). */
+int wsim_iu_check(const wt_model *m, const wt_insn *code, uint32_t ncode, char *err, size_t errlen);
+wsim_iu_side *wsim_iu_side_new(void);
+void wsim_iu_side_free(wsim_iu_side *u);
+int wsim_iu_ready(const wsim *s, const wsim_cell *c, uint32_t pc, uint64_t t);
+unsigned wsim_iu_issue(wsim *s, wsim_cell *c, uint32_t pc, uint64_t t);
+void wsim_iu_print_stats(const wsim *s, FILE *out);
 
 /* sim_report.c: the fault and deadlock messages. */
 void wsim_fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)

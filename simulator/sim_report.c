@@ -75,6 +75,7 @@ void wsim_print_stats(const wsim *s, FILE *out)
         fputc('\n', out);
     }
     if (s->comm) wca_print_stats(s->comm, out, s->cycle);
+    if (s->prog.iu_code) wsim_iu_print_stats(s, out);
 }
 
 /* ---- Inspection ------------------------------------------------------------------ */

@@ -33,6 +33,9 @@ typedef struct wsim_program {
     /* Optional: names a program address for messages ("poly.w2:27"); NULL if unknown. */
     const char *(*where)(void *ctx, uint32_t pc, char *buf, size_t size);
     void *where_ctx;
+    /* Warp: the interface unit's program, ncode bundles parallel to code (IU bundle i
+     * issues with an end cell's bundle i; simulator/iu.c); NULL: no IU part. */
+    const wt_insn *iu_code;
 } wsim_program;
 
 typedef enum wsim_status {

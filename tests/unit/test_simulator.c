@@ -364,6 +364,143 @@ static void test_host_feed_only_on_the_end_cell(void **state)
     wsim_free(s);
 }
 
+/* ---- The Warp interface unit (simulator/iu.c) -------------------------------------- */
+
+static wsim *make_iu(const tprog *t, const tprog *iu, int first, int last, uint32_t host_size, char *err,
+                     size_t errlen)
+{
+    wsim_program p = {
+        .model = wt_model_get(WT_MODEL_WARP), .code = t->code, .ncode = t->n, .entry = 0,
+        .host_size = host_size, .first_cell = first, .last_cell = last, .where = where, .iu_code = iu->code,
+    };
+    return wsim_new(&p, err, errlen);
+}
+
+static void put_host_word(wsim *s, uint32_t addr, uint32_t v)
+{
+    uint8_t *h = wsim_host_memory(s, NULL);
+    for (int i = 0; i < 4; i++) h[addr + (uint32_t)i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The IU's bundle i issues beside each end cell's bundle i, with its own registers:
+ * it reads two host words into the left end's X queue and gives the right end's two
+ * results their host addresses. The cells hold no host operation at all, and an inner
+ * cell runs without the IU's operations. */
+static void test_iu_feeds_the_left_end_and_addresses_the_right(void **state)
+{
+    (void)state;
+    tprog t = {0}, iu = {0};
+    wt_insn *b;
+    bundle(&t);                          /* bundles 0, 1: the IU loads and feeds */
+    b = bundle(&iu);
+    b->imm[0] = 0;
+    b->imm[1] = 4;
+    put(b, WT_SLOT_M0, WT_OP_HLD, FXL, I0, 0, 0);                   /* hld @fxl, [0] */
+    put(b, WT_SLOT_A0, WT_OP_IADD, 5, I1, 0, 0);                    /* IU r5 = 4 */
+    bundle(&t);
+    b = bundle(&iu);
+    put(b, WT_SLOT_M0, WT_OP_HLD, FXL, 5, 0, 0);                    /* hld @fxl, [r5] */
+    put(b, WT_SLOT_V0, WT_OP_MV, 6, 5, 0, 0);
+    for (int i = 0; i < 2; i++) {       /* bundles 2, 3: cells add 1.0 and pass right */
+        b = bundle(&t);
+        b->imm[0] = fbits(1.0f);
+        put(b, WT_SLOT_FA, WT_OP_FADD, XR, XL, I0, 0);
+        b = bundle(&iu);
+        b->imm[0] = 16 + 4 * (uint32_t)i;
+        put(b, WT_SLOT_A1, WT_OP_MOV, AXR, I0, 0, 0);
+    }
+    branch(bundle(&t), WT_OP_HALT, 0, 0);
+    bundle(&iu);
+    char err[256] = "";
+    wsim *s = make_iu(&t, &iu, 0, 2, 32, err, sizeof err);
+    if (!s) fail_msg("wsim_new: %s", err);
+    put_host_word(s, 0, fbits(1.5f));
+    put_host_word(s, 4, fbits(-4.0f));
+    assert_int_equal(wsim_run(s, 1000), WSIM_DONE);
+    assert_int_equal(host_word(s, 16), fbits(4.5f));
+    assert_int_equal(host_word(s, 20), fbits(-1.0f));
+    /* No cell register was written: the IU's r5 and r6 are its own. */
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(wsim_cell_reg(s, k, 5), 0);
+        assert_int_equal(wsim_cell_reg(s, k, 6), 0);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    wsim_print_stats(s, f);
+    fclose(f);
+    assert_non_null(strstr(text, "iu (cell 0's end): bundles 4, words into the array 2, host addresses 0"));
+    assert_non_null(strstr(text, "iu (cell 2's end): bundles 4, words into the array 0, host addresses 2"));
+    assert_non_null(strstr(text, "iu link: 2 words in, 2 out"));
+    assert_non_null(strstr(text, "host: 4 words, 8 cycles at 10 MB/s"));
+    free(text);
+    wsim_free(s);
+}
+
+/* The IU link moves one word into the array a cycle: an IU bundle that feeds both
+ * the X and the Y queue holds its end cell a second clock. */
+static void test_iu_link_takes_a_word_a_cycle(void **state)
+{
+    (void)state;
+    uint64_t cycles[2];
+    for (int two = 0; two < 2; two++) {
+        tprog t = {0}, iu = {0};
+        bundle(&t);
+        wt_insn *b = bundle(&iu);
+        b->imm[0] = 3;
+        put(b, WT_SLOT_V0, WT_OP_MV, FXL, I0, 0, 0);
+        put(b, WT_SLOT_V1, WT_OP_MV, two ? FYL : 1, I0, 0, 0);
+        b = bundle(&t);
+        put(b, WT_SLOT_V0, WT_OP_MV, 1, XL, 0, 0);
+        branch(bundle(&t), WT_OP_HALT, 0, 0);
+        bundle(&iu);
+        bundle(&iu);
+        char err[256] = "";
+        wsim *s = make_iu(&t, &iu, 0, 0, 0, err, sizeof err);
+        if (!s) fail_msg("wsim_new: %s", err);
+        assert_int_equal(wsim_run(s, 1000), WSIM_DONE);
+        assert_int_equal(wsim_cell_reg(s, 0, 1), 3);
+        assert_int_equal(wsim_cell_stalls(s, 0), 0);
+        cycles[two] = wsim_cycles(s);
+        wsim_free(s);
+    }
+    assert_int_equal(cycles[1], cycles[0] + 1);
+}
+
+/* What the IU has not got is refused when the program is loaded, by bundle and slot. */
+static void test_iu_refuses_what_it_has_not_got(void **state)
+{
+    (void)state;
+    static const struct { wt_slot_id slot; wt_op op; unsigned d, a; const char *why; } cases[] = {
+        {WT_SLOT_FA, WT_OP_FADD, 1, 2, "slot FA: a floating-point operation"},
+        {WT_SLOT_BR, WT_OP_JMP, 0, 0, "slot BR: a branch"},
+        {WT_SLOT_M0, WT_OP_LD, 1, 2, "slot M0: a data-memory access"},
+        {WT_SLOT_V0, WT_OP_MV, XR, 2, "slot V0: a destination other than"},
+        {WT_SLOT_V0, WT_OP_MV, 1, XL, "slot V0: a source other than"},
+        {WT_SLOT_V0, WT_OP_MV, 1, CID, "slot V0: a source other than"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tprog t = {0}, iu = {0};
+        bundle(&t);
+        branch(bundle(&t), WT_OP_HALT, 0, 0);
+        bundle(&iu);
+        put(bundle(&iu), cases[i].slot, cases[i].op, cases[i].d, cases[i].a, 0, 0);
+        char err[256] = "";
+        wsim *s = make_iu(&t, &iu, 0, 1, 0, err, sizeof err);
+        assert_null(s);
+        assert_non_null(strstr(err, "interface unit bundle 1, "));
+        if (!strstr(err, cases[i].why)) fail_msg("case %zu: %s", i, err);
+    }
+    /* The iWarp has no IU. */
+    tprog t = {0}, iu = {0};
+    branch(bundle(&t), WT_OP_HALT, 0, 0);
+    bundle(&iu);
+    wsim_program p = {.model = wt_model_get(WT_MODEL_IWARP), .code = t.code, .ncode = 1, .iu_code = iu.code};
+    char err[256] = "";
+    assert_null(wsim_new(&p, err, sizeof err));
+    assert_non_null(strstr(err, "only the Warp"));
+}
+
 static void test_host_load_and_store_bounds(void **state)
 {
     (void)state;
@@ -778,6 +915,9 @@ int main(void)
         cmocka_unit_test(test_gate_named_twice_dequeues_once),
         cmocka_unit_test(test_host_sink_pairs_words_with_addresses),
         cmocka_unit_test(test_host_feed_only_on_the_end_cell),
+        cmocka_unit_test(test_iu_feeds_the_left_end_and_addresses_the_right),
+        cmocka_unit_test(test_iu_link_takes_a_word_a_cycle),
+        cmocka_unit_test(test_iu_refuses_what_it_has_not_got),
         cmocka_unit_test(test_host_load_and_store_bounds),
         cmocka_unit_test(test_division_by_zero_faults),
         cmocka_unit_test(test_fault_counts_operations_an_inner_cell_drops),
