@@ -230,6 +230,9 @@ typedef struct wb_msched {
 /* ResMII over the model's units and RecMII over the graph's cycles. */
 int wb_res_mii(const wb_mgraph *g, const char **bound);
 int wb_rec_mii(const wb_mgraph *g);   /* 0 when the graph has no cycle */
+/* One cycle that sets RecMII = rec: its edges in order, the first one carried
+ * to a later iteration; the count (at most max), 0 if none. */
+int wb_rec_cycle(const wb_mgraph *g, int rec, int *edges, int max);
 /* Iterative modulo scheduling (Rau) from MII up to max_ii; 0 on success. */
 int wb_modulo_schedule(const wb_mgraph *g, int max_ii, wb_msched *out);
 /* The same, trying no II below min_ii (the MII figures are still the graph's). */

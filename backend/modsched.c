@@ -118,6 +118,67 @@ int wb_rec_mii(const wb_mgraph *g)
     return rec;
 }
 
+/* Longest paths under weights lat - rec * dist (Floyd-Warshall; no cycle is
+ * positive at RecMII), then the edge u -> v carried to a later iteration that
+ * the heaviest path v -> u closes into the cycle with the least slack: the one
+ * that sets RecMII (where the ratio is not whole, the nearest). */
+int wb_rec_cycle(const wb_mgraph *g, int rec, int *edges, int max)
+{
+    int n = g->n, found = 0;
+    if (rec <= 0 || n <= 0 || max <= 0) return 0;
+    const long none = -(1L << 40);
+    long *d = ws_xcalloc((size_t)n * (size_t)n, sizeof *d);
+    int *first = ws_xcalloc((size_t)n * (size_t)n, sizeof *first);   /* the path's first edge */
+    for (int i = 0; i < n * n; i++) d[i] = none;
+    for (int i = 0; i < n; i++) d[(size_t)i * (size_t)n + (size_t)i] = 0;
+    for (int e = 0; e < g->ne; e++) {
+        const wb_medge *x = &g->edge[e];
+        size_t at = (size_t)x->from * (size_t)n + (size_t)x->to;
+        long w = x->lat - (long)rec * x->dist;
+        if (x->from != x->to && w > d[at]) {
+            d[at] = w;
+            first[at] = e;
+        }
+    }
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < n; i++) {
+            long ik = d[(size_t)i * (size_t)n + (size_t)k];
+            if (ik == none) continue;
+            for (int j = 0; j < n; j++) {
+                long kj = d[(size_t)k * (size_t)n + (size_t)j];
+                size_t at = (size_t)i * (size_t)n + (size_t)j;
+                if (kj != none && ik + kj > d[at] && i != j) {
+                    d[at] = ik + kj;
+                    first[at] = first[(size_t)i * (size_t)n + (size_t)k];
+                }
+            }
+        }
+    int best = -1;
+    long best_slack = none;
+    for (int e = 0; e < g->ne; e++) {
+        const wb_medge *x = &g->edge[e];
+        long back = x->from == x->to ? 0 : d[(size_t)x->to * (size_t)n + (size_t)x->from];
+        if (x->dist <= 0 || back == none) continue;
+        long slack = back + x->lat - (long)rec * x->dist;
+        if (slack > best_slack) {
+            best_slack = slack;
+            best = e;
+        }
+    }
+    if (best >= 0) {
+        const wb_medge *x = &g->edge[best];
+        edges[found++] = best;
+        for (int at = x->to, guard = 0; at != x->from && found < max && guard < n; guard++) {
+            int f = first[(size_t)at * (size_t)n + (size_t)x->from];
+            edges[found++] = f;
+            at = g->edge[f].to;
+        }
+    }
+    free(d);
+    free(first);
+    return found;
+}
+
 /* ---- The reservation table ---------------------------------------------------- */
 
 typedef struct mrt {

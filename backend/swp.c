@@ -237,6 +237,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
             mii = ms.mii;
             res_bound = ms.res_bound;
             swp_memory_bounds(&L, &B, rec_mii);
+            if (rec_mii > 1 && rec_mii >= res_mii) swp_recurrence_note(&L, &B, rec_mii);
         }
         for (const char *p = ms.tried.data; p && *p;) {
             const char *e = strchr(p, '\n');
@@ -283,9 +284,9 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
         ws_buf_puts(&tried, "fewer iterations in flight\n");
         ii_from = ms.ii + 1;
     }
-    if (ok && L.const_n && L.n < ms.stages - 1 + swp_unroll_factor(&L, ms.ii)) {
+    if (ok && L.const_n && L.n < ms.stages - 1 + swp_unroll_factor(&L, ms.ii, after)) {
         snprintf(L.whybuf, sizeof L.whybuf, "it runs %d times, fewer than the pipeline needs (%d at II=%d)", L.n,
-                 ms.stages - 1 + swp_unroll_factor(&L, ms.ii), ms.ii);
+                 ms.stages - 1 + swp_unroll_factor(&L, ms.ii, after), ms.ii);
         L.why = L.whybuf;
         ok = 0;
     }
@@ -453,13 +454,7 @@ static void merge_latches(wb_func *f)
             if (!seen && nkeep == 8) ok = 0;
             else if (!seen) keep[nkeep++] = (int)in->d.v;
         }
-        /* Saving and restoring values the exit reads (what nkeep counts) is off:
-         * the pipeliner then gives the saved copy of an induction variable its
-         * value after the last increment (randprog seed 11, tests/randprog/
-         * regress/swp_live_out_iv.w2; 13 wrong results in 2,825 programs). Until
-         * the live-out copies are right, a latch whose values the exit reads
-         * stays where it is. */
-        if (!ok || nkeep) continue;
+        if (!ok) continue;
         int saved[8];
         for (int k = 0; k < nkeep; k++) {
             saved[k] = wb_new_vreg(f, 0);

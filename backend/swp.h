@@ -71,6 +71,7 @@ typedef struct loop {
     int ncheck;
     char memnote[MAX_MEMNOTES][96];   /* memory edges that bound RecMII, for the report */
     int nmemnote;
+    char recnote[240];    /* the recurrence that sets RecMII, where it binds: for the report */
     int unfused;          /* received words kept in registers, their users apart (unfuse_receives):
                              the MII the shared bundles gave */
     const int *entry_live;        /* the loop's own values live into the header before the pass */
@@ -125,6 +126,7 @@ enum { SWP_REG_MARGIN = 4 };
 /* swp_body.c */
 int swp_read_body(loop *L);
 alias swp_resolve(const loop *L, int v);
+int swp_live_out_dist(const loop *L, const uint64_t *live_after, int v);
 int swp_read_exit_test(loop *L);
 void swp_address_forms(loop *L);
 int swp_add_check(loop *L, const wb_dep *d);
@@ -144,6 +146,7 @@ gate_use swp_gates_of(const wb_ins *in);
 int swp_graph_mii(const gbuild *B);
 void swp_build_graph(loop *L, gbuild *B);
 void swp_memory_bounds(loop *L, gbuild *B, int rec_mii);
+void swp_recurrence_note(loop *L, const gbuild *B, int rec_mii);
 
 /* swp_sched.c */
 int swp_reg_need(const loop *L, int ii, const uint64_t *live_after, int *maxlive, int *invariants);
@@ -153,7 +156,7 @@ int swp_spill_invariant(loop *L, int ii, uint64_t **after, ws_buf *log);
 
 /* swp_gen.c */
 int swp_new_block_before(wb_func *f, int before);
-int swp_unroll_factor(const loop *L, int ii);
+int swp_unroll_factor(const loop *L, int ii, const uint64_t *live_after);
 void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_buf *info);
 
 /* swp_report.c */

@@ -90,6 +90,19 @@ alias swp_resolve(const loop *L, int v)
     return a;
 }
 
+/* The most iterations back that the code after the loop reads body value v
+ * (through the copies read_body eliminated); -1 if it does not read it. */
+int swp_live_out_dist(const loop *L, const uint64_t *live_after, int v)
+{
+    int d = -1;
+    for (int y = 1; y < L->nv; y++) {
+        if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
+        alias a = swp_resolve(L, y);
+        if (a.v == v && a.dist > d) d = a.dist;
+    }
+    return d;
+}
+
 /* An induction variable: x = x(previous iteration) + K, K a literal. */
 static int iv_step(const loop *L, int x, int32_t *step)
 {
@@ -438,6 +451,11 @@ void swp_fold_sends(loop *L, const uint64_t *live_after)
                 for (int k = 0; k < wb_nsrc(L->op[i].in.op); k++) uses += wb_is_vreg(L->op[i].in.s[k]) && (int)L->op[i].in.s[k].v == v;
         for (int u = 1; u < L->nv; u++)
             if (L->al[u].v && swp_resolve(L, u).v == v) uses += 2;
+        /* a user of a received word that others read in its bundle stays there
+         * (moved to the send, it would leave them a group without it: two reads
+         * of the gate) */
+        for (int i = 0; i < L->nop; i++)
+            if (i != d && L->op[i].group == d) uses = 0;
         if (uses != 1) continue;
         bop moved = *y;
         moved.in.d = x->in.d;

@@ -67,14 +67,18 @@ static void mark_assigned(const loop *L, const int *blocks, int n)
     }
 }
 
-/* The kernel's unrolling (modulo variable expansion): the longest lifetime, in IIs. */
-int swp_unroll_factor(const loop *L, int ii)
+/* The kernel's unrolling (modulo variable expansion): the longest lifetime, in IIs.
+ * A value read after the loop d iterations back (a copy the latch saved before
+ * an increment) lives d iterations past its definition: the pipeline's last
+ * iteration must not have overwritten it. */
+int swp_unroll_factor(const loop *L, int ii, const uint64_t *live_after)
 {
     int u = 1;
     for (int i = 0; i < L->nop; i++) {
         const bop *x = &L->op[i];
         if (!x->live || !wb_has_dest(x->in.op) || !is_body_value(L, x->in.d)) continue;
-        int end = x->time + 1;
+        int end = x->time + 1, d = swp_live_out_dist(L, live_after, (int)x->in.d.v);
+        if (d > 0 && x->time + d * ii + 1 > end) end = x->time + d * ii + 1;
         for (int j = 0; j < L->nop; j++) {
             const bop *y = &L->op[j];
             if (!y->live) continue;
@@ -171,7 +175,7 @@ static int entry_checks(loop *L, int block, int N, int small)
 void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_buf *info)
 {
     wb_func *f = L->f;
-    int ii = ms->ii, S = ms->stages, u = swp_unroll_factor(L, ii);
+    int ii = ms->ii, S = ms->stages, u = swp_unroll_factor(L, ii, live_after);
     gen G = {L, ii, S, u, NULL};
     G.names = ws_xcalloc((size_t)L->nv, sizeof *G.names);
     for (int i = 0; i < L->nop; i++) {
@@ -308,25 +312,30 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
     /* after the pipeline: the values the rest of the program reads */
     int nprime = wb_new_vreg(f, 0);
     append(f, POST, swp_mk(WT_OP_ISUB, wb_vreg(nprime), wb_vreg(N), wb_vreg(r)));
-    for (int y = 1; y < L->nv; y++) {
-        if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
-        alias a = swp_resolve(L, y);
-        if (a.v == L->iv && !G.names[a.v]) {
-            int t = nprime;
-            if (a.dist) {
-                t = wb_new_vreg(f, 0);
-                append(f, POST, swp_mk(WT_OP_ISUB, wb_vreg(t), wb_vreg(nprime), wb_imm((uint32_t)a.dist, 0)));
+    /* The counter's register before the loop may itself be among the values
+     * assigned here (the counter and a saved copy of it, both computed from
+     * it): it is assigned last. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int y = 1; y < L->nv; y++) {
+            if ((y == L->iv_init) != pass) continue;
+            if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
+            alias a = swp_resolve(L, y);
+            if (a.v == L->iv && !G.names[a.v]) {
+                int t = nprime;
+                if (a.dist) {
+                    t = wb_new_vreg(f, 0);
+                    append(f, POST, swp_mk(WT_OP_ISUB, wb_vreg(t), wb_vreg(nprime), wb_imm((uint32_t)a.dist, 0)));
+                }
+                if (L->iv_shift) {
+                    int scaled = wb_new_vreg(f, 0);
+                    append(f, POST, swp_mk(WT_OP_SHL, wb_vreg(scaled), wb_vreg(t), wb_imm((uint32_t)L->iv_shift, 0)));
+                    t = scaled;
+                }
+                append(f, POST, swp_mk(L->iv_step > 0 ? WT_OP_IADD : WT_OP_ISUB, wb_vreg(y), init, wb_vreg(t)));
+            } else {
+                append(f, POST, swp_mk(WB_COPY, wb_vreg(y), wb_vreg(name_of(&G, a.v, S - 2 - a.dist)), (wb_opnd){0}));
             }
-            if (L->iv_shift) {
-                int scaled = wb_new_vreg(f, 0);
-                append(f, POST, swp_mk(WT_OP_SHL, wb_vreg(scaled), wb_vreg(t), wb_imm((uint32_t)L->iv_shift, 0)));
-                t = scaled;
-            }
-            append(f, POST, swp_mk(L->iv_step > 0 ? WT_OP_IADD : WT_OP_ISUB, wb_vreg(y), init, wb_vreg(t)));
-        } else {
-            append(f, POST, swp_mk(WB_COPY, wb_vreg(y), wb_vreg(name_of(&G, a.v, S - 2 - a.dist)), (wb_opnd){0}));
         }
-    }
     for (int i = 0; i < f->blocks[POST]->nins; i++) {
         f->blocks[POST]->ins[i].line = line;
         f->blocks[POST]->ins[i].col = col;

@@ -197,3 +197,47 @@ void swp_memory_bounds(loop *L, gbuild *B, int rec_mii)
                  wt_ops[a->op].name, a->line, wt_ops[b->op].name, b->line, B->g.edge[e].dist);
     }
 }
+
+/* The operations of the cycle that sets RecMII, in order, and what carries it
+ * to the next iteration: the reason a loop runs above ResMII. */
+void swp_recurrence_note(loop *L, const gbuild *B, int rec_mii)
+{
+    enum { MAX_SHOWN = 8 };
+    int edges[MAX_BODY + 1];
+    int n = wb_rec_cycle(&B->g, rec_mii, edges, MAX_BODY + 1);
+    if (n == 0) return;
+    ws_buf c = {0};
+    int shown = 0;
+    for (int k = 0; k < n; k++) {
+        int e = edges[k], node = B->g.edge[e].to, from = B->g.edge[e].from;
+        /* a node of several operations (users of one gate read): the one the
+         * edge reaches, by memory or by a value of the node it leaves */
+        const wb_ins *in = B->mem[e][1] >= 0 ? &L->op[B->mem[e][1]].in : NULL;
+        for (int i = 0; i < L->nop && !in; i++) {
+            const bop *y = &L->op[i];
+            for (int q = 0; y->live && y->node == node && q < wb_nsrc(y->in.op) && !in; q++)
+                if (is_body_value(L, y->in.s[q]) && L->op[L->def[y->in.s[q].v]].node == from) in = &y->in;
+        }
+        for (int i = 0; i < L->nop && !in; i++)
+            if (L->op[i].live && L->op[i].node == node) in = &L->op[i].in;
+        if (!in) continue;
+        if (k == n - 1 || shown < MAX_SHOWN)
+            ws_buf_printf(&c, "%s%s (line %u)", shown ? " -> " : "", wt_ops[in->op].name, in->line);
+        else if (shown == MAX_SHOWN)
+            ws_buf_puts(&c, " -> ...");
+        shown++;
+    }
+    const wb_medge *back = &B->g.edge[edges[0]];
+    const char *how = "by the order of gate operations";
+    if (B->mem[edges[0]][0] >= 0) how = "through memory";
+    for (int i = 0; i < L->nop; i++) {
+        const bop *x = &L->op[i];
+        if (!x->live || x->node != back->from || !wb_has_dest(x->in.op) || !is_body_value(L, x->in.d)) continue;
+        for (int j = 0; j < L->nop; j++)
+            for (int k = 0; L->op[j].live && L->op[j].node == back->to && k < wb_nsrc(L->op[j].in.op); k++)
+                if (L->op[j].dist[k] > 0 && wb_opnd_eq(L->op[j].in.s[k], x->in.d)) how = "in a register";
+    }
+    ws_buf_printf(&c, " -> the first again %d iteration%s later, %s", back->dist, back->dist == 1 ? "" : "s", how);
+    snprintf(L->recnote, sizeof L->recnote, "%s", c.data ? c.data : "");
+    ws_buf_free(&c);
+}

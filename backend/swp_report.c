@@ -65,6 +65,7 @@ void swp_info_tried(ws_buf *c, const char *tried)
 
 void swp_memory_notes(const loop *L, ws_buf *c)
 {
+    if (L->recnote[0]) ws_buf_printf(c, "        ;*      Recurrence bounding RecMII       : %s\n", L->recnote);
     for (int i = 0; i < L->nmemnote; i++)
         ws_buf_printf(c, "        ;*      Memory dependence bounding RecMII: %s\n", L->memnote[i]);
     for (int i = 0; i < L->ncheck; i++)

@@ -48,8 +48,10 @@ int swp_reg_need(const loop *L, int ii, const uint64_t *live_after, int *maxlive
                     read = 1;
                 }
         }
-        if (!read && !wb_bit(live_after, v)) continue;
+        int d = swp_live_out_dist(L, live_after, v);
+        if (!read && d < 0) continue;
         if (!read) hi = lo + wt_ops[x->mop].latency[L->f->model->id];
+        if (d > 0 && lo + d * ii + 1 > hi) hi = lo + d * ii + 1;
         for (int r = 0; r < ii; r++) cnt[r] += hits(lo, hi, r, ii);
     }
     int m = 0;

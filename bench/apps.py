@@ -11,7 +11,8 @@ each with a host reference, compiled and run on both models.
         software-pipelined loop's II against its MII (and the bound behind it).
     bench/apps.py --check [--build build]
         checks every program's results against its reference at -O0..-O3, with
-        software pipelining on and off, on both models (the ctest bench.apps);
+        software pipelining on and off, on both models (the ctest bench.apps),
+        and that -O3 is never slower than -O2 nor pipelining than -fno-swp;
         exit status 1 on any difference.
     bench/apps.py --fft-throughput [--build build]
         prints one line, 'cycles per transform: N', for the streamed 1024-point
@@ -333,19 +334,37 @@ def table(bindir, opt, models):
     return 0 if all(r[3] == "ok" for r in rows) else 1
 
 
+def slower(cycles):
+    """The ways -O3 or pipelining made a run slower: -O3 against -O2 (each with
+    pipelining and without), and pipelining against -fno-swp at -O1..-O3."""
+    bad = []
+    for swp in ("", " -fno-swp"):
+        if cycles["O3" + swp] > cycles["O2" + swp]:
+            bad.append("-O3%s: %d cycles, -O2%s: %d" % (swp, cycles["O3" + swp], swp, cycles["O2" + swp]))
+    for opt in ("O1", "O2", "O3"):
+        if cycles[opt] > cycles[opt + " -fno-swp"]:
+            bad.append("-%s: %d cycles, -%s -fno-swp: %d" % (opt, cycles[opt], opt, cycles[opt + " -fno-swp"]))
+    return bad
+
+
 def check(bindir, names):
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             data = app_data(name)
             for model in ("warp", "iwarp"):
+                cycles, all_ok = {}, True
                 for opt in ("O0", "O1", "O2", "O3"):
                     for swp in ([], ["-fno-swp"]):
                         flags = ["-" + opt, "-mcpu=" + model] + swp
-                        ok, cycles, why = run(bindir, name, flags, tmp, data)
+                        ok, cycles[" ".join([opt] + swp)], why = run(bindir, name, flags, tmp, data)
                         print("%s %s %s: %s" % ("PASS" if ok else "FAIL", name, " ".join(flags),
-                                                "%d cycles" % cycles if ok else why))
+                                                "%d cycles" % cycles[" ".join([opt] + swp)] if ok else why))
                         failed += not ok
+                        all_ok &= ok
+                for why in slower(cycles) if all_ok else []:
+                    print("FAIL %s -mcpu=%s: slower: %s" % (name, model, why))
+                    failed += 1
     print("%d failed" % failed)
     return 1 if failed else 0
 
