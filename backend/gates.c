@@ -244,7 +244,11 @@ static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int g
             const wb_ins *x = &b->ins[member[u]];
             for (int k = 0; k < wb_nsrc(x->op); k++)
                 if (x->s[k].kind == WB_O_REG && wt_opnd_is_gate(x->s[k].v)) reads |= 1u << (x->s[k].v - WT_OPND_GATE);
-            writes += writes_gate(x);   /* as the list scheduler counts them */
+            /* feed and address writes too, unlike a bundle's gate operations (target/):
+             * the group issues in one bundle, and a host feed must complete before the
+             * read it feeds, which a shared bundle cannot give; without them
+             * polynomial.w2 at -mcpu=iwarp -O2 forms a group sched.c cannot place */
+            writes += writes_gate(x);
         }
         if (writes + __builtin_popcount(reads) > (int)per_clock) ok = 0;
     }

@@ -241,6 +241,16 @@ int wb_has_dest(int op)
 
 int wb_is_term_op(int op) { return op != WB_COPY && op != WT_OP_NONE && wt_ops[op].uclass == WT_UC_BR; }
 
+void wb_add_gate_ops(wt_bundle_use *u, const wb_ins *in)
+{
+    unsigned srcs[3];
+    int nsrc = 0;
+    for (int k = 0; k < wb_nsrc(in->op); k++)
+        if (in->s[k].kind == WB_O_REG) srcs[nsrc++] = in->s[k].v;
+    int dst = in->op != WT_OP_NONE && wb_has_dest(in->op) && in->d.kind == WB_O_REG ? (int)in->d.v : -1;
+    wt_bundle_add_gates(u, dst, srcs, nsrc);
+}
+
 int wb_latency(const wb_func *f, int op)
 {
     int m = f->model->id;

@@ -176,6 +176,9 @@ int wb_lit_eq(wb_opnd a, wb_opnd b);          /* would share a literal field */
 int wb_nsrc(int op);                          /* sources an operation reads */
 int wb_has_dest(int op);
 int wb_is_term_op(int op);                    /* a BR-class operation */
+/* Adds the gate operations of in (the queues it dequeues, the gate it writes) to u by
+ * target's resource model, which every stage that bundles or times bundles uses. */
+void wb_add_gate_ops(wt_bundle_use *u, const wb_ins *in);
 /* Latency and issue interval of an op on the model (WB_COPY: the slower of mv, mov). */
 int wb_latency(const wb_func *f, int op);
 int wb_interval(const wb_func *f, int op);

@@ -16,7 +16,8 @@
  * Resources per bundle: the unit classes' slots (wt_class_slots), at most two
  * distinct literals (IMM0, IMM1), one branch (the BR class has one slot); a
  * non-pipelined operation (issue interval > 1) keeps its class busy; on iWarp, no
- * more gate operations than the model's gate_ops_per_clock. The assembler
+ * more gate operations than the model's gate_ops_per_clock (as target/ counts
+ * them: host-feed and host-address writes are not gate operations). The assembler
  * picks the slot within a class, so after the divide's bundle the whole class
  * waits: whichever slot the divide landed in stays free of new work.
  * Priority: longest latency path to the block's end, then program order; but when
@@ -103,17 +104,9 @@ typedef struct bundle_state {
     wb_opnd lits[2];
     int nlits;
     int busy_from[WT_NUCLASSES], busy_until[WT_NUCLASSES];   /* a divide's unit, [from, until) */
-    unsigned gate_reads;  /* queues read in the bundle */
-    int gate_writes;      /* gates written in the bundle */
+    wt_bundle_use gates;  /* the gate operations of the bundle (target's resource model) */
 } bundle_state;
 
-/* Gate operations of a bundle: each queue read once, each gate written. */
-static int gate_ops(unsigned reads, int writes)
-{
-    int n = writes;
-    for (; reads; reads &= reads - 1) n++;
-    return n;
-}
 
 /* Can the node's operation join the bundle at cycle t? Sets *mop to the machine op
  * it would be. */
@@ -123,10 +116,11 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
     /* iWarp: a bundle with more gate operations than a clock handles takes two
      * clocks; better to spread them, unless one operation alone has more. */
     unsigned per_clock = f->model->gate_ops_per_clock;
-    int before = gate_ops(st->gate_reads, st->gate_writes);
-    if (per_clock && before > 0 &&
-        gate_ops(st->gate_reads | n->reads, st->gate_writes + (n->wgate >= 0)) > (int)per_clock)
-        return 0;
+    if (per_clock && wt_bundle_gate_ops(&st->gates) > 0) {
+        wt_bundle_use after = st->gates;
+        wb_add_gate_ops(&after, in);
+        if (wt_bundle_gate_ops(&after) > per_clock) return 0;
+    }
     int extra = 0;
     wb_opnd seen[3];
     for (int k = 0; k < wb_nsrc(in->op); k++) {
@@ -161,8 +155,7 @@ static void take(const wb_func *f, bundle_state *st, const node *n, int t, int m
 {
     wt_unit_class uc = wt_ops[mop].uclass;
     st->used[uc]++;
-    st->gate_reads |= n->reads;
-    st->gate_writes += n->wgate >= 0;
+    wb_add_gate_ops(&st->gates, n->in);
     for (int k = 0; k < wb_nsrc(n->in->op); k++) {
         wb_opnd s = n->in->s[k];
         if (!wb_is_lit(s)) continue;
@@ -638,8 +631,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr, access_t
             ws_internal_error("the list scheduler cannot place %d operations", left);
         memset(st.used, 0, sizeof st.used);
         st.nlits = 0;
-        st.gate_reads = 0;
-        st.gate_writes = 0;
+        st.gates = (wt_bundle_use){0};
         for (;;) {
             /* The operation of greatest height not yet issued has all its
              * predecessors issued, or one of equal height has (a path to it is

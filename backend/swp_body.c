@@ -536,16 +536,10 @@ void swp_fuse_gate_reads(loop *L, const uint64_t *live_after)
          * clocks: keep the receive apart rather than build such a bundle. */
         unsigned per_clock = L->f->model->gate_ops_per_clock;
         if (per_clock && nf) {
-            unsigned reads = q;
-            int writes = 0;
-            for (int j = i + 1; j <= last; j++) {
-                if (!fuse[j]) continue;
-                gate_use g = swp_gates_of(&L->op[j].in);
-                reads |= g.reads;
-                writes += g.wcode >= 0 && wt_opnd_is_gate((unsigned)g.wcode);
-            }
-            for (; reads; reads &= reads - 1) writes++;
-            if (writes > (int)per_clock) nf = 0;
+            wt_bundle_use use = {.gates_read = (uint8_t)q};
+            for (int j = i + 1; j <= last; j++)
+                if (fuse[j]) wb_add_gate_ops(&use, &L->op[j].in);
+            if (wt_bundle_gate_ops(&use) > per_clock) nf = 0;
         }
         if (nf) {
             int node = keep ? i : -1;

@@ -143,18 +143,12 @@ void swp_build_graph(loop *L, gbuild *B)
             if (!have && m->nlit < 2 * WB_MNODE_OPS) m->lit[m->nlit++] = s;
         }
     }
-    /* Gate operations per node: each queue read once, each gate write. */
+    /* Gate operations per node, as a bundle counts them */
     for (int nd = 0; nd < n; nd++) {
-        unsigned reads = 0;
-        int writes = 0;
-        for (int i = 0; i < L->nop; i++) {
-            if (!L->op[i].live || L->op[i].node != nd) continue;
-            gate_use g = swp_gates_of(&L->op[i].in);
-            reads |= g.reads;
-            writes += g.wcode >= 0 && wt_opnd_is_gate((unsigned)g.wcode);
-        }
-        for (; reads; reads &= reads - 1) writes++;
-        B->g.node[nd].gate_ops = writes;
+        wt_bundle_use use = {0};
+        for (int i = 0; i < L->nop; i++)
+            if (L->op[i].live && L->op[i].node == nd) wb_add_gate_ops(&use, &L->op[i].in);
+        B->g.node[nd].gate_ops = (int)wt_bundle_gate_ops(&use);
     }
     for (int j = 0; j < L->nop; j++) {
         const bop *y = &L->op[j];

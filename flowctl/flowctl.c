@@ -65,7 +65,7 @@ static void decode(const wfc_program *p, uint32_t pc, fbundle *b)
     b->imm[0] = in->imm[0];
     b->imm[1] = in->imm[1];
     fop stores[WT_NSLOTS];
-    unsigned nstores = 0, gate_writes = 0;
+    unsigned nstores = 0;
     for (unsigned s = 0; s < WT_NSLOTS; s++) {
         const wt_slot *sl = &in->slot[s];
         if (sl->op == WT_OP_NONE) continue;
@@ -81,7 +81,6 @@ static void decode(const wfc_program *p, uint32_t pc, fbundle *b)
             case 'd':
                 if (!wt_opnd_valid_dst(sl->opnd[0])) b->bad = 1;
                 o.dst = sl->opnd[0];
-                if (wt_opnd_is_gate(o.dst)) gate_writes++;
                 break;
             case 'a': o.a = sl->opnd[1]; o.reads |= 1; break;
             case 'b': o.b = sl->opnd[2]; o.reads |= 2; break;
@@ -112,8 +111,8 @@ static void decode(const wfc_program *p, uint32_t pc, fbundle *b)
         else b->ops[b->nops++] = o;
     }
     for (unsigned i = 0; i < nstores; i++) b->ops[b->nops++] = stores[i];
-    unsigned gate_ops = (unsigned)__builtin_popcount(b->gate_rd) + gate_writes;
-    b->clocks = m->gate_ops_per_clock && gate_ops > m->gate_ops_per_clock ? 2 : 1;
+    wt_bundle_use use = wt_insn_use(in);
+    b->clocks = (uint8_t)wt_bundle_clocks(m, &use);
 }
 
 /* The value of a pure operation: the expression from warp_ops.def, as the

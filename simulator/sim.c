@@ -63,7 +63,7 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
     b->imm[0] = in->imm[0];
     b->imm[1] = in->imm[1];
     wsim_dop stores[WT_NSLOTS];
-    unsigned nstores = 0, gate_writes = 0, waits = 0, agent = 0;
+    unsigned nstores = 0, waits = 0, agent = 0;
     for (unsigned s = 0; s < WT_NSLOTS; s++) {
         const wt_slot *sl = &in->slot[s];
         if (sl->op == WT_OP_NONE) continue;
@@ -90,7 +90,6 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
                 if (g >= 0) {
                     b->out_mask |= (uint8_t)(1u << g);
                     b->out_n[g]++;
-                    gate_writes++;
                 } else if (wt_opnd_is_feed(o)) {
                     unsigned q = o - WT_OPND_FEED;
                     b->feed_mask |= (uint8_t)(1u << q);
@@ -135,8 +134,8 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
     if (b->gate_rd & 0x30 || b->ctl_rd) agent = 1;
     if (waits > 1) b->bad = WSIM_BAD_TWO_WAITS;
     if (agent && !m->logical_channels) b->bad = WSIM_BAD_NO_AGENT;
-    unsigned gate_ops = (unsigned)__builtin_popcount(b->gate_rd) + gate_writes;
-    b->clocks = m->gate_ops_per_clock && gate_ops > m->gate_ops_per_clock ? 2 : 1;
+    wt_bundle_use use = wt_insn_use(in);
+    b->clocks = (uint8_t)wt_bundle_clocks(m, &use);
     unsigned ev = b->clocks > 1 ? b->clocks : 0;
     for (unsigned i = 0; i < b->nops; i++) {
         wsim_dop *d = &b->ops[i];

@@ -104,11 +104,17 @@ int wt_bundle_add(wt_bundle_use *u, wt_unit_class uc, int dst, const unsigned *s
 {
     if (uc <= WT_UC_NONE || uc >= WT_NUCLASSES || u->used[uc] >= wt_class_slots(uc)) return -1;
     u->used[uc]++;
+    wt_bundle_add_gates(u, dst, srcs, nsrc);
+    return 0;
+}
+
+void wt_bundle_add_gates(wt_bundle_use *u, int dst, const unsigned *srcs, int nsrc)
+{
     for (int k = 0; k < nsrc; k++)
         if (wt_opnd_is_gate(srcs[k])) u->gates_read |= (uint8_t)(1u << (srcs[k] - WT_OPND_GATE));
         else if (wt_opnd_is_pgate(srcs[k])) u->gates_read |= (uint8_t)(1u << (4 + srcs[k] - WT_OPND_PGATE));
+    /* host-feed and host-address writes go to the interface unit, not a gate */
     if (dst >= 0 && wt_opnd_is_gate_out((unsigned)dst)) u->gate_writes++;
-    return 0;
 }
 
 unsigned wt_bundle_gate_ops(const wt_bundle_use *u)
@@ -119,6 +125,30 @@ unsigned wt_bundle_gate_ops(const wt_bundle_use *u)
 unsigned wt_bundle_clocks(const wt_model *m, const wt_bundle_use *u)
 {
     return m->gate_ops_per_clock && wt_bundle_gate_ops(u) > m->gate_ops_per_clock ? 2 : 1;
+}
+
+wt_bundle_use wt_insn_use(const wt_insn *in)
+{
+    wt_bundle_use u = {0};
+    for (int s = 0; s < WT_NSLOTS; s++) {
+        const wt_slot *sl = &in->slot[s];
+        if (sl->op == WT_OP_NONE || sl->op >= WT_NOPS || wt_ops[sl->op].uclass != wt_slot_layouts[s].uclass) continue;
+        unsigned srcs[4];
+        int nsrc = 0, dst = -1;
+        for (const char *p = wt_ops[sl->op].sig; *p; p++) {
+            int k = wt_sig_subfield(*p);
+            if (*p == 'm') {
+                srcs[nsrc++] = sl->opnd[1];
+                srcs[nsrc++] = sl->opnd[2];
+            } else if (*p == 'd') {
+                dst = sl->opnd[k];
+            } else if (k >= 0) {
+                srcs[nsrc++] = sl->opnd[k];
+            }
+        }
+        wt_bundle_add(&u, wt_slot_layouts[s].uclass, dst, srcs, nsrc);
+    }
+    return u;
 }
 
 wt_op wt_op_lookup(const char *mnemonic)

@@ -204,6 +204,9 @@ typedef struct wt_bundle_use {
  * reading the nsrc operand codes in srcs (literal codes are fine). Returns 0, or
  * -1 if the bundle has no free slot of the class. */
 int wt_bundle_add(wt_bundle_use *u, wt_unit_class uc, int dst, const unsigned *srcs, int nsrc);
+/* The gate operations alone of an operation writing dst and reading srcs, for a
+ * stage that keeps the slots itself (the list scheduler picks among alternatives). */
+void wt_bundle_add_gates(wt_bundle_use *u, int dst, const unsigned *srcs, int nsrc);
 /* Gate operations of the bundle so far. */
 unsigned wt_bundle_gate_ops(const wt_bundle_use *u);
 /* Clocks the bundle takes on the model: 2 when its gate operations exceed what a
@@ -225,6 +228,11 @@ typedef struct wt_insn {
     uint16_t target;   /* branch target, a bundle index */
     uint32_t imm[2];
 } wt_insn;
+
+/* The resources of a decoded bundle by the resource model's account (wt_bundle_add),
+ * operation by operation: what the simulator and flow control time a bundle by.
+ * A slot whose operation is not of its unit class is skipped (decoding refuses it). */
+wt_bundle_use wt_insn_use(const wt_insn *in);
 
 void wt_encode(const wt_insn *in, uint8_t out[WT_BUNDLE_BYTES]);
 /* 0 on success; -1 for an undefined opcode, a bad operand code or set reserved bits

@@ -364,6 +364,34 @@ static void test_operand_names_parse_back(void **state)
     assert_true(wt_opnd_valid_src(WT_OPND_CID) && !wt_opnd_valid_dst(WT_OPND_CID));
 }
 
+/* The one account of a bundle's gate operations (seed 000, sec. 7.1) that the list
+ * scheduler, the pipeliner, flow control and the simulator share: each input gate
+ * dequeued once, each output-gate write; host-feed and host-address writes go to
+ * the interface unit and are not gate operations (sched.c counted them once). */
+static void test_gate_operations_of_a_bundle(void **state)
+{
+    (void)state;
+    const wt_model *iwarp = wt_model_get(WT_MODEL_IWARP);
+    wt_insn in = {0};
+    in.slot[WT_SLOT_V0] = (wt_slot){WT_OP_MV, {WT_OPND_GATE + WT_Q_XR, WT_OPND_GATE + WT_Q_XL, 0, 0}};
+    in.slot[WT_SLOT_V1] = (wt_slot){WT_OP_MV, {WT_OPND_FEED + WT_Q_XL, 1, 0, 0}};
+    in.slot[WT_SLOT_A0] = (wt_slot){WT_OP_MOV, {WT_OPND_ADDR + WT_Q_XL, 2, 0, 0}};
+    in.slot[WT_SLOT_A1] = (wt_slot){WT_OP_IADD, {3, WT_OPND_GATE + WT_Q_XL, WT_OPND_GATE + WT_Q_XL, 0}};
+    wt_bundle_use use = wt_insn_use(&in);
+    assert_int_equal(use.used[WT_UC_MV], 2);
+    assert_int_equal(use.used[WT_UC_ALU], 2);
+    assert_int_equal(wt_bundle_gate_ops(&use), 2);   /* @xl read (once), @xr written */
+    assert_int_equal(wt_bundle_clocks(iwarp, &use), 1);
+    in.slot[WT_SLOT_FA] = (wt_slot){WT_OP_FADD, {4, WT_OPND_GATE + WT_Q_YL, 0, 0}};
+    use = wt_insn_use(&in);
+    assert_int_equal(wt_bundle_gate_ops(&use), 3);
+    assert_int_equal(wt_bundle_clocks(iwarp, &use), 2);
+    assert_int_equal(wt_bundle_clocks(wt_model_get(WT_MODEL_WARP), &use), 1);
+    /* a third ALU operation has no slot */
+    unsigned srcs[1] = {0};
+    assert_int_equal(wt_bundle_add(&use, WT_UC_ALU, 5, srcs, 1), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_generator_covers_every_operand_kind),
         cmocka_unit_test(test_every_operation_round_trips),
         cmocka_unit_test(test_full_bundles_round_trip),
+        cmocka_unit_test(test_gate_operations_of_a_bundle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
