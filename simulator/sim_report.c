@@ -25,6 +25,13 @@ static void pc_text(const wsim *s, uint32_t pc, char *buf, size_t size)
 
 void wsim_fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
 {
+    if (s->in_parallel) {
+        /* Which fault of the clock one pass would report is not known here: the run
+         * is made again on one thread (wsim_run). */
+        s->cells[cell].state = WSIM_CELL_FAULTED;
+        __atomic_store_n(&s->par_fault, 1, __ATOMIC_RELAXED);
+        return;
+    }
     char what[256], at[300];
     va_list ap;
     va_start(ap, fmt);
@@ -42,6 +49,10 @@ void wsim_fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
 
 void wsim_flow_bug(wsim *s, int k, uint32_t pc, uint64_t t)
 {
+    if (s->in_parallel) {
+        __atomic_store_n(&s->par_fault, 1, __ATOMIC_RELAXED);
+        return;
+    }
     char at[300], why[160];
     pc_text(s, pc, at, sizeof at);
     wsim_wait_reason(s, k, t, why, sizeof why);

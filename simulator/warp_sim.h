@@ -59,6 +59,12 @@ typedef struct wsim wsim;
 wsim *wsim_new(const wsim_program *p, char *err, size_t errlen);
 void wsim_free(wsim *s);
 
+/* Threads for wsim_run (default 1): a run from its first clock simulates disjoint
+ * groups of cells on n threads, with the same results, cycles, statistics and
+ * reports as one thread. An array too small to share (fewer than 3 cells a thread)
+ * runs on fewer. A run that faults is made again on one thread, so that its report
+ * is one thread's (host memory as it was before the first clock). */
+void wsim_set_threads(wsim *s, int n);
 wsim_status wsim_step(wsim *s);                     /* one clock of the whole array */
 wsim_status wsim_run(wsim *s, uint64_t max_cycles); /* until done, fault, deadlock or the limit */
 wsim_status wsim_status_of(const wsim *s);

@@ -7,6 +7,8 @@ channel figures), fault and deadlock reports and the deadlock graph.
     same_runs.py --build BUILD --baseline BIN
         this build's warp-sim against another's (BIN: a directory holding warp-sim),
         to show that a change to the simulator changed no simulated clock
+    same_runs.py --build BUILD --threads 1,2,4
+        this build's warp-sim on each number of threads (--threads N)
 
 Programs are compiled once by BUILD's warp-cc, at -O2 and -O0 for both models.
 """
@@ -97,6 +99,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--baseline", help="a directory with another warp-sim to compare against")
+    ap.add_argument("--threads", help="numbers of threads to compare, comma-separated (e.g. 1,2,4)")
     ap.add_argument("--extra", default="", help="further warp-sim arguments for every run (space-separated)")
     args = ap.parse_args()
     bindir = os.path.join(args.build, "bin")
@@ -105,8 +108,10 @@ def main():
     configs = []
     if args.baseline:
         configs = [("baseline", os.path.join(args.baseline, "warp-sim"), []), ("this build", sim, [])]
+    if args.threads:
+        configs += [("--threads %s" % n, sim, ["--threads", n]) for n in args.threads.split(",")]
     if len(configs) < 2:
-        ap.error("give --baseline")
+        ap.error("give --baseline or two or more --threads")
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         images = build_images(bindir, tmp)
