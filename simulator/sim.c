@@ -414,6 +414,7 @@ static void wsim_release(wsim *s)
     for (unsigned m = 0; m < 1u << WT_NQUEUES; m++) free(s->code_for[m]);
     free(s->host);
     free(s->msg);
+    for (int i = 0; i < s->nparts; i++) free(s->parts[i].cells);
     free(s->parts);
     free(s->seam);
     free(s->host_at_start);
@@ -1059,21 +1060,184 @@ static wsim_status run_alone(wsim *s, uint64_t max_cycles)
     return wsim_run(s, max_cycles);
 }
 
+/* ---- iWarp on threads: the agents move data only ---------------------------------- */
+
+/* Does the program use the agents for more than moving data between neighbours
+ * (pathways, markers, spools, events, control registers, @g0 and @g1)? Those act in
+ * an order across cells that the routing depends on: such a run takes one thread. */
+static int uses_agent_beyond_data(const wsim *s)
+{
+    for (uint32_t i = 0; i < s->ncode; i++) {
+        const wsim_bundle *b = &s->code[i];
+        if (b->bad || b->wait_op || b->ctl_rd || ((b->gate_rd | b->out_mask) & 0x30)) return 1;
+        for (unsigned j = 0; j < b->nops; j++)
+            if (b->ops[j].kind == WT_K_COMM || wt_opnd_is_ctl(b->ops[j].dst) || wt_opnd_is_pgate(b->ops[j].dst))
+                return 1;
+    }
+    return 0;
+}
+
+/* Contiguous groups of cells; a cell is on the seam if a bus leads it to another
+ * group, to the host or nowhere, or it faces the host. 0, or -1 if some group would
+ * have no cell off the seam. */
+static int plan_iwarp_parts(wsim *s, int n)
+{
+    int *part_of = ws_xcalloc((size_t)s->ncells, sizeof *part_of);
+    uint8_t *on_seam = ws_xcalloc((size_t)s->ncells, 1);
+    for (int i = 0; i < n; i++) {
+        int lo = (int)((int64_t)s->ncells * i / n), hi = (int)((int64_t)s->ncells * (i + 1) / n);
+        for (int k = lo; k < hi; k++) part_of[k] = i;
+    }
+    for (int k = 0; k < s->ncells; k++) {
+        on_seam[k] = s->cells[k].feed_live != 0;
+        for (unsigned d = 0; d < WCA_NBUSES; d++) {
+            int nb = wca_neighbour(s->comm, k, d);
+            if (nb < 0 || part_of[nb] != part_of[k]) on_seam[k] = 1;
+        }
+    }
+    s->parts = ws_xcalloc((size_t)n, sizeof *s->parts);
+    s->seam = ws_xcalloc((size_t)s->ncells, sizeof *s->seam);
+    s->nparts = n;
+    int ok = 1;
+    for (int i = 0; i < n; i++) s->parts[i].cells = ws_xcalloc((size_t)s->ncells, sizeof(int));
+    for (int k = 0; k < s->ncells; k++) {
+        wsim_part *p = &s->parts[part_of[k]];
+        if (on_seam[k]) s->seam[s->nseam++] = k;
+        else p->cells[p->ncells++] = k;
+    }
+    for (int i = 0; i < n; i++) ok &= s->parts[i].ncells > 0;
+    if (ok) wca_use_parts(s->comm, n, part_of, on_seam);
+    free(part_of);
+    free(on_seam);
+    return ok ? 0 : -1;
+}
+
+enum { WSIM_PHASE_BUSES, WSIM_PHASE_ISSUE };
+
+/* A thread's part of an iWarp clock: the buses of its cells off the seam, or their
+ * issue at t and then their landing at t+1 (what lands at t+1 is seen by no cell's
+ * issue at t: it is the cell's own registers and channels). */
+static void iwarp_part(void *ctx, int i)
+{
+    wsim *s = ctx;
+    wsim_part *p = &s->parts[i];
+    uint64_t t = s->cycle;
+    wca_part_begin(s->comm, i);
+    if (s->phase == WSIM_PHASE_BUSES) {
+        wca_step_part(s->comm, i, 0, t);
+        wca_part_end(s->comm);
+        return;
+    }
+    uint64_t horizon = s->horizon;
+    unsigned next = (unsigned)((t + 1) & s->wheel_mask);
+    int nhalted = 0, issued = 0;
+    for (int j = 0; j < p->ncells; j++) {
+        int k = p->cells[j];
+        wsim_cell *c = &s->cells[k];
+        if (c->state < WSIM_CELL_HALTED && t >= c->next_issue) {
+            issued |= issue(s, k, t, &horizon, &nhalted);
+            if (__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) break;
+        }
+        if (c->wheel_n[next]) land(s, c, t + 1, next);
+    }
+    wca_part_end(s->comm);
+    p->horizon = horizon;
+    p->nhalted = nhalted;
+    p->issued = issued;
+}
+
+/* One iWarp clock on the threads, as begin_clock and issue_clock: 0, 1 at the limit
+ * (status RUNNING), or -1 if a cell faulted (the run is made again alone). */
+static int iwarp_clock_parallel(wsim *s, uint64_t max_cycles)
+{
+    uint64_t t = s->cycle;
+    unsigned slot = (unsigned)(t & s->wheel_mask);
+    for (int j = 0; j < s->nseam; j++) {
+        wsim_cell *c = &s->cells[s->seam[j]];
+        if (c->wheel_n[slot]) land(s, c, t, slot);
+        if (s->status != WSIM_RUNNING) return -1;
+    }
+    if (s->agent_clock != t + 1) {
+        s->agent_clock = t + 1;
+        s->phase = WSIM_PHASE_BUSES;
+        s->in_parallel = 1;
+        wsim_pool_run(s->pool);
+        s->in_parallel = 0;
+        int progress = wca_parts_merge(s->comm);
+        for (int i = 0; i < s->nparts; i++) {
+            wca_part_begin(s->comm, i);
+            wca_step_part(s->comm, i, 1, t);
+            wca_part_end(s->comm);
+        }
+        s->agent_progress = progress | wca_parts_merge(s->comm);
+    }
+    if (s->sink_n && s->addr_n) host_pair(s, t);
+    if (s->status != WSIM_RUNNING) return -1;
+    if (s->nhalted == s->ncells && wsim_horizon(s) <= t && !s->agent_progress) {
+        s->status = WSIM_DONE;
+        return 0;
+    }
+    if (t >= max_cycles) return 1;
+    s->phase = WSIM_PHASE_ISSUE;
+    s->in_parallel = 1;
+    wsim_pool_run(s->pool);
+    s->in_parallel = 0;
+    if (s->par_fault) return -1;
+    int issued = 0;
+    for (int i = 0; i < s->nparts; i++) {
+        const wsim_part *p = &s->parts[i];
+        note_event(&s->horizon, p->horizon);
+        s->nhalted += p->nhalted;
+        issued |= p->issued;
+    }
+    wca_parts_merge(s->comm);
+    for (int j = 0; j < s->nseam; j++) {
+        int k = s->seam[j];
+        wsim_cell *c = &s->cells[k];
+        if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
+        issued |= issue(s, k, t, &s->horizon, &s->nhalted);
+        if (s->status != WSIM_RUNNING) return -1;
+    }
+    /* Nothing lands after the horizon: the cells' landing at t+1 changed nothing. */
+    if (!issued && !s->agent_progress && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
+        wsim_deadlock(s);
+        return 0;
+    }
+    s->cycle = t + 1;
+    return 0;
+}
+
 /* Threads for a run from its first clock, if the array is big enough to share. */
 static void start_threads(wsim *s)
 {
     s->nparts = -1;
-    if (s->threads < 2 || s->cycle != 0 || s->comm) return;
+    if (s->threads < 2 || s->cycle != 0) return;
     int n = s->threads;
     if (n > s->ncells / WSIM_MIN_PART_CELLS) n = s->ncells / WSIM_MIN_PART_CELLS;
     if (n < 2) return;
-    plan_parts(s, n);
-    s->pool = wsim_pool_new(n, warp_part, s);
+    if (s->comm) {
+        /* Buses step in any order within a clock only if neither a word nor a credit
+         * crosses a link within it. */
+        if (uses_agent_beyond_data(s) || s->model->credit_latency < 1 || s->link < 1) return;
+        if (plan_iwarp_parts(s, n) != 0) {
+            for (int i = 0; i < n; i++) free(s->parts[i].cells);
+            free(s->parts);
+            free(s->seam);
+            s->parts = NULL;
+            s->seam = NULL;
+            s->nparts = -1;
+            return;
+        }
+    } else {
+        plan_parts(s, n);
+    }
+    s->pool = wsim_pool_new(n, s->comm ? iwarp_part : warp_part, s);
     if (wsim_pool_size(s->pool) < n) {
         /* A thread could not start: one pass. */
         wsim_pool_free(s->pool);
         s->pool = NULL;
         s->nparts = -1;
+        if (s->comm) wca_use_parts(s->comm, 0, NULL, NULL);
         return;
     }
     s->host_at_start = ws_xmalloc(s->host_size ? s->host_size : 1);
@@ -1084,12 +1248,29 @@ static void stop_threads(wsim *s)
 {
     wsim_pool_free(s->pool);
     s->pool = NULL;
+    if (s->comm) wca_use_parts(s->comm, 0, NULL, NULL);
 }
 
 wsim_status wsim_run(wsim *s, uint64_t max_cycles)
 {
     s->at_limit = 0;
     if (s->nparts == 0) start_threads(s);
+    if (s->pool && s->comm) {
+        while (s->status == WSIM_RUNNING) {
+            int r = iwarp_clock_parallel(s, max_cycles);
+            if (r < 0) {
+                stop_threads(s);
+                return run_alone(s, max_cycles);
+            }
+            if (r > 0) {
+                stop_threads(s);
+                s->at_limit = 1;
+                return WSIM_CYCLE_LIMIT;
+            }
+        }
+        stop_threads(s);
+        return s->status;
+    }
     if (s->pool) {
         while (s->status == WSIM_RUNNING && s->nhalted < s->ncells && s->cycle < max_cycles) {
             if (warp_clock_parallel(s) != 0) {

@@ -149,10 +149,12 @@ int wsim_pool_size(const wsim_pool *p); /* fewer than asked if a thread could no
 void wsim_pool_run(wsim_pool *p);
 void wsim_pool_free(wsim_pool *p);
 
-/* One thread's share of a clock: cells lo..hi-1, none of which touches a cell of
- * another share, and what its issues add to the whole array's figures. */
+/* One thread's share of a clock: cells lo..hi-1 (Warp) or those listed (iWarp),
+ * none of which touches a cell of another share, and what its issues add to the
+ * whole array's figures. */
 typedef struct wsim_part {
     _Alignas(64) int lo, hi;
+    int *cells, ncells;
     uint64_t horizon;
     int nhalted, issued;
 } wsim_part;
@@ -199,6 +201,7 @@ struct wsim {
     int *seam;
     int nseam;
     wsim_pool *pool;
+    int phase;               /* iWarp: which phase the pool runs (WSIM_PHASE_*) */
     int in_parallel;         /* a parallel phase runs: a fault is only noted (par_fault) */
     int par_fault;           /* atomic: a cell faulted or waited against the skew in one */
     uint8_t *host_at_start;  /* host memory before the first clock, for a run again alone */

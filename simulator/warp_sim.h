@@ -93,6 +93,18 @@ void wsim_print_stats(const wsim *s, FILE *out);
 
 /* ---- Inspection, for the debugger and the tests --------------------------------- */
 
+/* A cell's figures as --stats counts them, at the clock they are taken: two takings
+ * give the figures of the clocks between (the debugger's `info stats` over a window). */
+typedef struct wsim_cell_figures {
+    uint64_t cycle;
+    uint64_t issued, queue_stalls, unit_stalls;
+    uint64_t class_ops[WT_NUCLASSES];   /* operations issued, by unit class */
+} wsim_cell_figures;
+void wsim_cell_figures_of(const wsim *s, int cell, wsim_cell_figures *out);
+/* The cell's --stats line over the clocks from `from` (NULL: the run's start) to `to`. */
+void wsim_print_cell_window(const wsim *s, int cell, const wsim_cell_figures *from, const wsim_cell_figures *to,
+                            FILE *out);
+
 int wsim_ncells(const wsim *s);                      /* cells are 0..n-1; cid = first + k */
 wsim_cell_state wsim_cell_state_of(const wsim *s, int cell);
 uint32_t wsim_cell_pc(const wsim *s, int cell);
