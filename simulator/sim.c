@@ -587,7 +587,7 @@ static inline void schedule(wsim *s, wsim_cell *c, const wsim_dop *o, uint32_t v
 void wsim_schedule_write(wsim *s, wsim_cell *c, unsigned dst, uint32_t val, uint64_t when, uint32_t pc)
 {
     wsim_dop o = {.dst = (uint8_t)dst, .tag = WT_MARK_DATA};
-    schedule(s, c, &o, val, when, pc);
+    schedule(s, c, &o, val, when, pc, &s->horizon);
 }
 
 static __attribute__((noinline, cold)) void fault_unbound(wsim *s, int k, uint32_t pc, int input, unsigned g)
@@ -838,7 +838,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     if (__builtin_expect(c->iu != NULL, 0)) {
         uint64_t until = t + wsim_iu_issue(s, c, pc, t);
         if (until > c->next_issue) c->next_issue = until;
-        note_event(s, c->next_issue);
+        note_event(horizon, c->next_issue);
     }
     if (halt) {
         c->state = WSIM_CELL_HALTED;
