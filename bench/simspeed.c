@@ -1,8 +1,9 @@
 /* Simulator speed: loads an image once and runs it REPEAT times in-process, so the
  * figure is the simulator's own (no process start-up, no file parsing), in
- * simulated cell-clocks per second of CPU time.
- *   bench-simspeed IMAGE [--in NAME=FILE]... [--repeat N] [--topology T] [--channels R,O]
- * Prints: cells C cycles Y runs N cpu_seconds S mcell_cycles_per_s M */
+ * simulated cell-clocks per second of CPU time, and per second of wall time (what
+ * --threads shortens; CPU time counts every thread's).
+ *   bench-simspeed IMAGE [--in NAME=FILE]... [--repeat N] [--topology T] [--channels R,O] [--threads N]
+ * Prints: cells C cycles Y runs N cpu_seconds S mcell_cycles_per_s M wall_seconds W mcell_cycles_per_wall_s V */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,13 @@ static double cpu_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 int main(int argc, char **argv)
 {
     ws_set_progname("bench-simspeed");
@@ -27,13 +35,14 @@ int main(int argc, char **argv)
         return 1;
     }
     const char *ins[64];
-    int nins = 0, repeat = 10;
+    int nins = 0, repeat = 10, threads = 1;
     char err[512];
     wca_config comm;
     wca_config_default(&comm);
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--in") == 0 && i + 1 < argc && nins < 64) ins[nins++] = argv[++i];
         else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = atoi(argv[++i]);
         else if (strcmp(argv[i], "--topology") == 0 && i + 1 < argc) {
             if (wca_parse_topology(argv[++i], &comm, err, sizeof err) != 0) {
                 fprintf(stderr, "bench-simspeed: %s\n", err);
@@ -57,7 +66,7 @@ int main(int argc, char **argv)
     wsim_program prog;
     wrt_sim_program(img, &prog);
     prog.comm = &comm;
-    double busy = 0;
+    double busy = 0, wall = 0;
     uint64_t cycles = 0;
     int cells = 0;
     for (int r = 0; r < repeat; r++) {
@@ -77,9 +86,11 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
-        double t0 = cpu_seconds();
+        wsim_set_threads(sim, threads);
+        double t0 = cpu_seconds(), w0 = wall_seconds();
         wsim_status st = wsim_run(sim, UINT64_MAX);
         busy += cpu_seconds() - t0;
+        wall += wall_seconds() - w0;
         if (st != WSIM_DONE) {
             fprintf(stderr, "bench-simspeed: the run did not finish: %s\n", wsim_message(sim));
             return 1;
@@ -89,8 +100,9 @@ int main(int argc, char **argv)
         wsim_free(sim);
     }
     double cell_cycles = (double)cycles * cells * repeat;
-    printf("cells %d cycles %llu runs %d cpu_seconds %.4f mcell_cycles_per_s %.2f\n", cells,
-           (unsigned long long)cycles, repeat, busy, busy > 0 ? cell_cycles / busy / 1e6 : 0.0);
+    printf("cells %d cycles %llu runs %d cpu_seconds %.4f mcell_cycles_per_s %.2f wall_seconds %.4f "
+           "mcell_cycles_per_wall_s %.2f\n", cells, (unsigned long long)cycles, repeat, busy,
+           busy > 0 ? cell_cycles / busy / 1e6 : 0.0, wall, wall > 0 ? cell_cycles / wall / 1e6 : 0.0);
     wrt_image_free(img);
     return 0;
 }

@@ -255,6 +255,8 @@ static unsigned host_sides(const wsim_program *p, int k, int ncells)
     return (k == 0 ? 1u << WT_Q_XL | 1u << WT_Q_YL : 0) | (k == ncells - 1 ? 1u << WT_Q_XR | 1u << WT_Q_YR : 0);
 }
 
+static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen);
+
 wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
 {
     const wt_model *m = p->model;
@@ -294,6 +296,19 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
     }
 
     wsim *s = ws_xcalloc(1, sizeof *s);
+    s->threads = 1;
+    if (wsim_init(s, p, err, errlen) != 0) {
+        wsim_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Makes the array of program p in s, all zero but its settings. 0, or -1 with a
+ * reason (s is then half made: wsim_release frees it). */
+static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
+{
+    const wt_model *m = p->model;
     s->prog = *p;
     s->prog.comm = NULL;
     s->model = m;
@@ -352,11 +367,7 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
         if (p->iu_code && c->feed_live) c->iu = wsim_iu_side_new();
     }
     if (m->logical_channels) {
-        if (make_agents(s, p->comm, systolic, err, errlen) != 0) {
-            wsim_free(s);
-            return NULL;
-        }
-        return s;
+        return make_agents(s, p->comm, systolic, err, errlen);
     }
     /* Warp: sending toward the right on X fills the right neighbour's "from the left on
      * X" queue, the queue index with the direction bit flipped. */
@@ -374,12 +385,12 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
             c->feedq[q] = &c->q[q];
         }
     }
-    return s;
+    return 0;
 }
 
-void wsim_free(wsim *s)
+/* Frees what wsim_init made, and the threads' tables. */
+static void wsim_release(wsim *s)
 {
-    if (!s) return;
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         for (int q = 0; q < WT_NQUEUES; q++) wca_queue_fini(&c->q[q]);
@@ -402,6 +413,16 @@ void wsim_free(wsim *s)
     for (unsigned m = 0; m < 1u << WT_NQUEUES; m++) free(s->code_for[m]);
     free(s->host);
     free(s->msg);
+    for (int i = 0; i < s->nparts; i++) free(s->parts[i].cells);
+    free(s->parts);
+    free(s->seam);
+    free(s->host_at_start);
+}
+
+void wsim_free(wsim *s)
+{
+    if (!s) return;
+    wsim_release(s);
     free(s);
 }
 
@@ -535,9 +556,9 @@ static void begin_clock(wsim *s)
 
 /* ---- Pass 2: issue ---------------------------------------------------------------- */
 
-static inline void note_event(wsim *s, uint64_t when)
+static inline void note_event(uint64_t *horizon, uint64_t when)
 {
-    if (when > s->horizon) s->horizon = when;
+    if (when > *horizon) *horizon = when;
 }
 
 /* Carries the class lanes into the counters. */
@@ -548,7 +569,8 @@ static void flush_lanes(wsim_cell *c)
     c->class_lanes = 0;
 }
 
-static inline void schedule(wsim *s, wsim_cell *c, const wsim_dop *o, uint32_t val, uint64_t when, uint32_t pc)
+static inline void schedule(wsim *s, wsim_cell *c, const wsim_dop *o, uint32_t val, uint64_t when, uint32_t pc,
+                            uint64_t *horizon)
 {
     unsigned slot = (unsigned)(when & s->wheel_mask), dst = o->dst;
     wsim_write *w = &c->wheel[(size_t)slot * s->wheel_cap + c->wheel_n[slot]++];
@@ -558,13 +580,13 @@ static inline void schedule(wsim *s, wsim_cell *c, const wsim_dop *o, uint32_t v
     w->tag = o->tag;
     /* On Warp the word reaches the neighbour link clocks later; on iWarp it enters a
      * channel of the cell's agent, which keeps its own horizon. */
-    note_event(s, wt_opnd_is_gate(dst) && !s->comm ? when + s->link : when);
+    note_event(horizon, wt_opnd_is_gate(dst) && !s->comm ? when + s->link : when);
 }
 
 void wsim_schedule_write(wsim *s, wsim_cell *c, unsigned dst, uint32_t val, uint64_t when, uint32_t pc)
 {
     wsim_dop o = {.dst = (uint8_t)dst, .tag = WT_MARK_DATA};
-    schedule(s, c, &o, val, when, pc);
+    schedule(s, c, &o, val, when, pc, &s->horizon);
 }
 
 static __attribute__((noinline, cold)) void fault_unbound(wsim *s, int k, uint32_t pc, int input, unsigned g)
@@ -588,8 +610,9 @@ static __attribute__((noinline)) int comm_op(wsim *s, int k, uint32_t pc, unsign
     return -1;
 }
 
-/* Tries to issue cell k's next bundle at clock t. 1 if it issued. */
-static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t t)
+/* Tries to issue cell k's next bundle at clock t. 1 if it issued. What it schedules
+ * raises *horizon; a halt counts in *nhalted (the array's, or a thread's share's). */
+static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t t, uint64_t *horizon, int *nhalted)
 {
     wsim_cell *c = &s->cells[k];
     uint32_t pc = c->pc;
@@ -679,7 +702,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     int halt = 0;
     const uint32_t *src = c->src;
     /* Every register write, freed unit and two-clock end at once: the bundle's latest. */
-    note_event(s, t + b->ev);
+    note_event(horizon, t + b->ev);
     unsigned i;
     if (b->slow_units) {
         for (i = 0; i < b->nops; i++) {
@@ -804,7 +827,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             unsigned live = dst < WT_OPND_ADDR ? c->feed_live : c->addr_live;
             if (!(live & (1u << ((dst - WT_OPND_FEED) & 3)))) continue;
         }
-        schedule(s, c, o, v, t + o->lat, pc);
+        schedule(s, c, o, v, t + o->lat, pc, horizon);
     }
 
     c->class_lanes += b->class_inc;
@@ -814,11 +837,11 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     if (__builtin_expect(c->iu != NULL, 0)) {
         uint64_t until = t + wsim_iu_issue(s, c, pc, t);
         if (until > c->next_issue) c->next_issue = until;
-        note_event(s, c->next_issue);
+        note_event(horizon, c->next_issue);
     }
     if (halt) {
         c->state = WSIM_CELL_HALTED;
-        s->nhalted++;
+        ++*nhalted;
     } else if (next >= s->ncode) {
         /* Blamed on the bundle that goes there: its source line is the one to fix. */
         if (next == pc + 1) wsim_fault(s, k, pc, "runs past the end of the program (%u bundles)", s->ncode);
@@ -860,7 +883,7 @@ static void issue_clock(wsim *s)
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t);
+        issued |= issue(s, k, t, &s->horizon, &s->nhalted);
         if (s->status != WSIM_RUNNING) return;
     }
     if (!issued && !s->agent_progress && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
@@ -901,7 +924,7 @@ static void warp_clock(wsim *s)
             wsim_cell *c = &cells[k];
             if (k > 0 && k < last && c->wheel_n[slot]) land(s, c, t, slot);
             if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-            issued |= issue(s, k, t);
+            issued |= issue(s, k, t, &s->horizon, &s->nhalted);
             if (s->status != WSIM_RUNNING) break;
         }
     }
@@ -918,9 +941,344 @@ static void warp_clock(wsim *s)
     s->cycle = t + 1;
 }
 
+/* ---- Threads ------------------------------------------------------------------------ */
+
+/* The cells a part needs at the least: its first and last run on the seam, and at
+ * least one between them on its thread. */
+#define WSIM_MIN_PART_CELLS 3
+
+void wsim_set_threads(wsim *s, int n) { s->threads = n < 1 ? 1 : n; }
+
+/* A Warp cell touches its own queues and its neighbours' only, so each thread takes
+ * a run of cells whose neighbours are its own too: its group but the first and the
+ * last, which (with the ends, which meet the host) are the seam, run after the
+ * parts. */
+static void plan_parts(wsim *s, int n)
+{
+    s->parts = ws_xcalloc((size_t)n, sizeof *s->parts);
+    s->seam = ws_xcalloc((size_t)n * 2, sizeof *s->seam);
+    s->nparts = n;
+    s->nseam = 0;
+    for (int i = 0; i < n; i++) {
+        int lo = (int)((int64_t)s->ncells * i / n), hi = (int)((int64_t)s->ncells * (i + 1) / n);
+        s->parts[i].lo = lo + 1;
+        s->parts[i].hi = hi - 1;
+        s->seam[s->nseam++] = lo;
+        s->seam[s->nseam++] = hi - 1;
+    }
+}
+
+static void warp_part(void *ctx, int i)
+{
+    wsim *s = ctx;
+    wsim_part *p = &s->parts[i];
+    uint64_t t = s->cycle, horizon = s->horizon;
+    unsigned slot = (unsigned)(t & s->wheel_mask);
+    int nhalted = 0, issued = 0;
+    for (int k = p->lo; k < p->hi; k++) {
+        wsim_cell *c = &s->cells[k];
+        if (c->wheel_n[slot]) land(s, c, t, slot);
+        if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
+        issued |= issue(s, k, t, &horizon, &nhalted);
+        if (__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) break;
+    }
+    p->horizon = horizon;
+    p->nhalted = nhalted;
+    p->issued = issued;
+}
+
+/* warp_clock on the threads. 0, or -1 if a cell faulted or waited against the skew
+ * in it: which of them one pass reports, and what the cells after it did, is known
+ * only to one pass, so the run is made again alone. */
+static int warp_clock_parallel(wsim *s)
+{
+    uint64_t t = s->cycle;
+    unsigned slot = (unsigned)(t & s->wheel_mask);
+    int last = s->ncells - 1;
+    wsim_cell *cells = s->cells;
+    if (cells[0].wheel_n[slot]) land(s, &cells[0], t, slot);
+    if (cells[last].wheel_n[slot]) land(s, &cells[last], t, slot);
+    if (s->sink_n && s->addr_n) host_pair(s, t);
+    if (s->status != WSIM_RUNNING) {
+        /* As warp_clock: the other cells land, and nothing issues. */
+        for (int k = 1; k < last; k++)
+            if (cells[k].wheel_n[slot]) land(s, &cells[k], t, slot);
+        return 0;
+    }
+    s->in_parallel = 1;
+    wsim_pool_run(s->pool);
+    s->in_parallel = 0;
+    if (s->par_fault) return -1;
+    int issued = 0;
+    for (int i = 0; i < s->nparts; i++) {
+        const wsim_part *p = &s->parts[i];
+        note_event(&s->horizon, p->horizon);
+        s->nhalted += p->nhalted;
+        issued |= p->issued;
+    }
+    for (int j = 0; j < s->nseam; j++) {
+        int k = s->seam[j];
+        wsim_cell *c = &cells[k];
+        if (k > 0 && k < last && c->wheel_n[slot]) land(s, c, t, slot);
+        if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
+        issued |= issue(s, k, t, &s->horizon, &s->nhalted);
+        if (s->status != WSIM_RUNNING) return -1;
+    }
+    if (!issued && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
+        wsim_deadlock(s);
+        return 0;
+    }
+    s->cycle = t + 1;
+    return 0;
+}
+
+/* Makes the run again from its start on one thread, up to the same limit. */
+static wsim_status run_alone(wsim *s, uint64_t max_cycles)
+{
+    wsim_program p = s->prog;
+    wca_config cfg = s->comm_cfg;
+    p.comm = s->comm ? &cfg : NULL;
+    uint8_t *host = s->host_at_start;
+    s->host_at_start = NULL;
+    int threads = s->threads;
+    wsim_release(s);
+    memset(s, 0, sizeof *s);
+    s->threads = threads;
+    char err[256];
+    if (wsim_init(s, &p, err, sizeof err) != 0) {
+        /* It was made once: only memory could fail, which ws_xcalloc does not return. */
+        free(host);
+        free(s->msg);
+        s->msg = ws_xstrdup(err);
+        s->status = WSIM_FAULT;
+        return s->status;
+    }
+    memcpy(s->host, host, s->host_size);
+    free(host);
+    s->nparts = -1; /* no threads for this run */
+    return wsim_run(s, max_cycles);
+}
+
+/* ---- iWarp on threads: the agents move data only ---------------------------------- */
+
+/* Does the program use the agents for more than moving data between neighbours
+ * (pathways, markers, spools, events, control registers, @g0 and @g1)? Those act in
+ * an order across cells that the routing depends on: such a run takes one thread. */
+static int uses_agent_beyond_data(const wsim *s)
+{
+    for (uint32_t i = 0; i < s->ncode; i++) {
+        const wsim_bundle *b = &s->code[i];
+        if (b->bad || b->wait_op || b->ctl_rd || ((b->gate_rd | b->out_mask) & 0x30)) return 1;
+        for (unsigned j = 0; j < b->nops; j++)
+            if (b->ops[j].kind == WT_K_COMM || wt_opnd_is_ctl(b->ops[j].dst) || wt_opnd_is_pgate(b->ops[j].dst))
+                return 1;
+    }
+    return 0;
+}
+
+/* Contiguous groups of cells; a cell is on the seam if a bus leads it to another
+ * group, to the host or nowhere, or it faces the host. 0, or -1 if some group would
+ * have no cell off the seam. */
+static int plan_iwarp_parts(wsim *s, int n)
+{
+    int *part_of = ws_xcalloc((size_t)s->ncells, sizeof *part_of);
+    uint8_t *on_seam = ws_xcalloc((size_t)s->ncells, 1);
+    for (int i = 0; i < n; i++) {
+        int lo = (int)((int64_t)s->ncells * i / n), hi = (int)((int64_t)s->ncells * (i + 1) / n);
+        for (int k = lo; k < hi; k++) part_of[k] = i;
+    }
+    for (int k = 0; k < s->ncells; k++) {
+        on_seam[k] = s->cells[k].feed_live != 0;
+        for (unsigned d = 0; d < WCA_NBUSES; d++) {
+            int nb = wca_neighbour(s->comm, k, d);
+            if (nb < 0 || part_of[nb] != part_of[k]) on_seam[k] = 1;
+        }
+    }
+    s->parts = ws_xcalloc((size_t)n, sizeof *s->parts);
+    s->seam = ws_xcalloc((size_t)s->ncells, sizeof *s->seam);
+    s->nparts = n;
+    int ok = 1;
+    for (int i = 0; i < n; i++) s->parts[i].cells = ws_xcalloc((size_t)s->ncells, sizeof(int));
+    for (int k = 0; k < s->ncells; k++) {
+        wsim_part *p = &s->parts[part_of[k]];
+        if (on_seam[k]) s->seam[s->nseam++] = k;
+        else p->cells[p->ncells++] = k;
+    }
+    for (int i = 0; i < n; i++) ok &= s->parts[i].ncells > 0;
+    if (ok) wca_use_parts(s->comm, n, part_of, on_seam);
+    free(part_of);
+    free(on_seam);
+    return ok ? 0 : -1;
+}
+
+enum { WSIM_PHASE_BUSES, WSIM_PHASE_ISSUE };
+
+/* A thread's part of an iWarp clock: the buses of its cells off the seam, or their
+ * issue at t and then their landing at t+1 (what lands at t+1 is seen by no cell's
+ * issue at t: it is the cell's own registers and channels). */
+static void iwarp_part(void *ctx, int i)
+{
+    wsim *s = ctx;
+    wsim_part *p = &s->parts[i];
+    uint64_t t = s->cycle;
+    wca_part_begin(s->comm, i);
+    if (s->phase == WSIM_PHASE_BUSES) {
+        wca_step_part(s->comm, i, 0, t);
+        wca_part_end(s->comm);
+        return;
+    }
+    uint64_t horizon = s->horizon;
+    unsigned next = (unsigned)((t + 1) & s->wheel_mask);
+    int nhalted = 0, issued = 0;
+    for (int j = 0; j < p->ncells; j++) {
+        int k = p->cells[j];
+        wsim_cell *c = &s->cells[k];
+        if (c->state < WSIM_CELL_HALTED && t >= c->next_issue) {
+            issued |= issue(s, k, t, &horizon, &nhalted);
+            if (__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) break;
+        }
+        if (c->wheel_n[next]) land(s, c, t + 1, next);
+    }
+    wca_part_end(s->comm);
+    p->horizon = horizon;
+    p->nhalted = nhalted;
+    p->issued = issued;
+}
+
+/* One iWarp clock on the threads, as begin_clock and issue_clock: 0, 1 at the limit
+ * (status RUNNING), or -1 if a cell faulted (the run is made again alone). */
+static int iwarp_clock_parallel(wsim *s, uint64_t max_cycles)
+{
+    uint64_t t = s->cycle;
+    unsigned slot = (unsigned)(t & s->wheel_mask);
+    for (int j = 0; j < s->nseam; j++) {
+        wsim_cell *c = &s->cells[s->seam[j]];
+        if (c->wheel_n[slot]) land(s, c, t, slot);
+        if (s->status != WSIM_RUNNING) return -1;
+    }
+    if (s->agent_clock != t + 1) {
+        s->agent_clock = t + 1;
+        s->phase = WSIM_PHASE_BUSES;
+        s->in_parallel = 1;
+        wsim_pool_run(s->pool);
+        s->in_parallel = 0;
+        int progress = wca_parts_merge(s->comm);
+        for (int i = 0; i < s->nparts; i++) {
+            wca_part_begin(s->comm, i);
+            wca_step_part(s->comm, i, 1, t);
+            wca_part_end(s->comm);
+        }
+        s->agent_progress = progress | wca_parts_merge(s->comm);
+    }
+    if (s->sink_n && s->addr_n) host_pair(s, t);
+    if (s->status != WSIM_RUNNING) return -1;
+    if (s->nhalted == s->ncells && wsim_horizon(s) <= t && !s->agent_progress) {
+        s->status = WSIM_DONE;
+        return 0;
+    }
+    if (t >= max_cycles) return 1;
+    s->phase = WSIM_PHASE_ISSUE;
+    s->in_parallel = 1;
+    wsim_pool_run(s->pool);
+    s->in_parallel = 0;
+    if (s->par_fault) return -1;
+    int issued = 0;
+    for (int i = 0; i < s->nparts; i++) {
+        const wsim_part *p = &s->parts[i];
+        note_event(&s->horizon, p->horizon);
+        s->nhalted += p->nhalted;
+        issued |= p->issued;
+    }
+    wca_parts_merge(s->comm);
+    for (int j = 0; j < s->nseam; j++) {
+        int k = s->seam[j];
+        wsim_cell *c = &s->cells[k];
+        if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
+        issued |= issue(s, k, t, &s->horizon, &s->nhalted);
+        if (s->status != WSIM_RUNNING) return -1;
+    }
+    /* Nothing lands after the horizon: the cells' landing at t+1 changed nothing. */
+    if (!issued && !s->agent_progress && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
+        wsim_deadlock(s);
+        return 0;
+    }
+    s->cycle = t + 1;
+    return 0;
+}
+
+/* Threads for a run from its first clock, if the array is big enough to share. */
+static void start_threads(wsim *s)
+{
+    s->nparts = -1;
+    if (s->threads < 2 || s->cycle != 0) return;
+    int n = s->threads;
+    if (n > s->ncells / WSIM_MIN_PART_CELLS) n = s->ncells / WSIM_MIN_PART_CELLS;
+    if (n < 2) return;
+    if (s->comm) {
+        /* Buses step in any order within a clock only if neither a word nor a credit
+         * crosses a link within it. */
+        if (uses_agent_beyond_data(s) || s->model->credit_latency < 1 || s->link < 1) return;
+        if (plan_iwarp_parts(s, n) != 0) {
+            for (int i = 0; i < n; i++) free(s->parts[i].cells);
+            free(s->parts);
+            free(s->seam);
+            s->parts = NULL;
+            s->seam = NULL;
+            s->nparts = -1;
+            return;
+        }
+    } else {
+        plan_parts(s, n);
+    }
+    s->pool = wsim_pool_new(n, s->comm ? iwarp_part : warp_part, s);
+    if (wsim_pool_size(s->pool) < n) {
+        /* A thread could not start: one pass. */
+        wsim_pool_free(s->pool);
+        s->pool = NULL;
+        s->nparts = -1;
+        if (s->comm) wca_use_parts(s->comm, 0, NULL, NULL);
+        return;
+    }
+    s->host_at_start = ws_xmalloc(s->host_size ? s->host_size : 1);
+    memcpy(s->host_at_start, s->host, s->host_size);
+}
+
+static void stop_threads(wsim *s)
+{
+    wsim_pool_free(s->pool);
+    s->pool = NULL;
+    if (s->comm) wca_use_parts(s->comm, 0, NULL, NULL);
+}
+
 wsim_status wsim_run(wsim *s, uint64_t max_cycles)
 {
     s->at_limit = 0;
+    if (s->nparts == 0) start_threads(s);
+    if (s->pool && s->comm) {
+        while (s->status == WSIM_RUNNING) {
+            int r = iwarp_clock_parallel(s, max_cycles);
+            if (r < 0) {
+                stop_threads(s);
+                return run_alone(s, max_cycles);
+            }
+            if (r > 0) {
+                stop_threads(s);
+                s->at_limit = 1;
+                return WSIM_CYCLE_LIMIT;
+            }
+        }
+        stop_threads(s);
+        return s->status;
+    }
+    if (s->pool) {
+        while (s->status == WSIM_RUNNING && s->nhalted < s->ncells && s->cycle < max_cycles) {
+            if (warp_clock_parallel(s) != 0) {
+                stop_threads(s);
+                return run_alone(s, max_cycles);
+            }
+        }
+        stop_threads(s);
+    }
     while (s->status == WSIM_RUNNING) {
         if (!s->comm && s->nhalted < s->ncells && s->cycle < max_cycles) {
             warp_clock(s);

@@ -142,6 +142,23 @@ typedef struct wsim_cell {
     wca_queue q[WT_NQUEUES];     /* Warp: the cell's input queues */
 } wsim_cell;
 
+/* sim_threads.c: runs work(ctx, part) for parts 0..n-1, part 0 on the caller's thread. */
+typedef struct wsim_pool wsim_pool;
+wsim_pool *wsim_pool_new(int n, void (*work)(void *ctx, int part), void *ctx);
+int wsim_pool_size(const wsim_pool *p); /* fewer than asked if a thread could not start */
+void wsim_pool_run(wsim_pool *p);
+void wsim_pool_free(wsim_pool *p);
+
+/* One thread's share of a clock: cells lo..hi-1 (Warp) or those listed (iWarp),
+ * none of which touches a cell of another share, and what its issues add to the
+ * whole array's figures. */
+typedef struct wsim_part {
+    _Alignas(64) int lo, hi;
+    int *cells, ncells;
+    uint64_t horizon;
+    int nhalted, issued;
+} wsim_part;
+
 struct wsim {
     wsim_program prog;
     const wt_model *model;
@@ -175,6 +192,19 @@ struct wsim {
     size_t sink_n, addr_n;
     uint64_t iu_words_out, iu_host_stores; /* with an IU: words that left the array, stored */
     char *msg;
+    /* Threads (wsim_set_threads). A clock runs its parts at once, then the cells
+     * between parts (`seam`) alone, in order: the same clock as one pass, because no
+     * cell sees what another does within a clock. */
+    int threads;             /* asked for; 1: one pass */
+    int nparts;              /* parts of this run; 0: one pass */
+    wsim_part *parts;
+    int *seam;
+    int nseam;
+    wsim_pool *pool;
+    int phase;               /* iWarp: which phase the pool runs (WSIM_PHASE_*) */
+    int in_parallel;         /* a parallel phase runs: a fault is only noted (par_fault) */
+    int par_fault;           /* atomic: a cell faulted or waited against the skew in one */
+    uint8_t *host_at_start;  /* host memory before the first clock, for a run again alone */
 };
 
 /* Operations of unit class uc the cell issued. */

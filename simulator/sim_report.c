@@ -25,6 +25,13 @@ static void pc_text(const wsim *s, uint32_t pc, char *buf, size_t size)
 
 void wsim_fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
 {
+    if (s->in_parallel) {
+        /* Which fault of the clock one pass would report is not known here: the run
+         * is made again on one thread (wsim_run). */
+        s->cells[cell].state = WSIM_CELL_FAULTED;
+        __atomic_store_n(&s->par_fault, 1, __ATOMIC_RELAXED);
+        return;
+    }
     char what[256], at[300];
     va_list ap;
     va_start(ap, fmt);
@@ -42,6 +49,10 @@ void wsim_fault(wsim *s, int cell, uint32_t pc, const char *fmt, ...)
 
 void wsim_flow_bug(wsim *s, int k, uint32_t pc, uint64_t t)
 {
+    if (s->in_parallel) {
+        __atomic_store_n(&s->par_fault, 1, __ATOMIC_RELAXED);
+        return;
+    }
     char at[300], why[160];
     pc_text(s, pc, at, sizeof at);
     wsim_wait_reason(s, k, t, why, sizeof why);
@@ -60,19 +71,41 @@ static double percent(uint64_t part, uint64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+void wsim_cell_figures_of(const wsim *s, int cell, wsim_cell_figures *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cycle = s->cycle;
+    if (cell < 0 || cell >= s->ncells) return;
+    const wsim_cell *c = &s->cells[cell];
+    out->issued = c->issued;
+    out->queue_stalls = c->stall_queue;
+    out->unit_stalls = c->stall_unit;
+    for (unsigned uc = 0; uc < WT_NUCLASSES; uc++) out->class_ops[uc] = wsim_class_ops(c, uc);
+}
+
+void wsim_print_cell_window(const wsim *s, int cell, const wsim_cell_figures *from, const wsim_cell_figures *to,
+                            FILE *out)
+{
+    static const wsim_cell_figures start;
+    if (!from) from = &start;
+    uint64_t clocks = to->cycle - from->cycle, queue = to->queue_stalls - from->queue_stalls,
+             unit = to->unit_stalls - from->unit_stalls;
+    fprintf(out, "cell %d (cid %d): issued %llu, stalls %llu (queue %llu, unit %llu)", cell,
+            s->prog.first_cell + cell, (unsigned long long)(to->issued - from->issued),
+            (unsigned long long)(queue + unit), (unsigned long long)queue, (unsigned long long)unit);
+    for (int uc = WT_UC_FA; uc < WT_NUCLASSES; uc++)
+        fprintf(out, ", %s %.1f%%", wt_unit_class_name((wt_unit_class)uc),
+                percent(to->class_ops[uc] - from->class_ops[uc], clocks * wt_class_slots((wt_unit_class)uc)));
+    fputc('\n', out);
+}
+
 void wsim_print_stats(const wsim *s, FILE *out)
 {
     fprintf(out, "cycles: %llu\n", (unsigned long long)s->cycle);
     for (int k = 0; k < s->ncells; k++) {
-        const wsim_cell *c = &s->cells[k];
-        fprintf(out, "cell %d (cid %d): issued %llu, stalls %llu (queue %llu, unit %llu)", k,
-                s->prog.first_cell + k, (unsigned long long)c->issued,
-                (unsigned long long)(c->stall_queue + c->stall_unit),
-                (unsigned long long)c->stall_queue, (unsigned long long)c->stall_unit);
-        for (int uc = WT_UC_FA; uc < WT_NUCLASSES; uc++)
-            fprintf(out, ", %s %.1f%%", wt_unit_class_name((wt_unit_class)uc),
-                    percent(wsim_class_ops(c, uc), s->cycle * wt_class_slots((wt_unit_class)uc)));
-        fputc('\n', out);
+        wsim_cell_figures now;
+        wsim_cell_figures_of(s, k, &now);
+        wsim_print_cell_window(s, k, NULL, &now, out);
     }
     if (s->comm) wca_print_stats(s->comm, out, s->cycle);
     if (s->prog.iu_code) wsim_iu_print_stats(s, out);

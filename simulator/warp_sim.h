@@ -59,6 +59,12 @@ typedef struct wsim wsim;
 wsim *wsim_new(const wsim_program *p, char *err, size_t errlen);
 void wsim_free(wsim *s);
 
+/* Threads for wsim_run (default 1): a run from its first clock simulates disjoint
+ * groups of cells on n threads, with the same results, cycles, statistics and
+ * reports as one thread. An array too small to share (fewer than 3 cells a thread)
+ * runs on fewer. A run that faults is made again on one thread, so that its report
+ * is one thread's (host memory as it was before the first clock). */
+void wsim_set_threads(wsim *s, int n);
 wsim_status wsim_step(wsim *s);                     /* one clock of the whole array */
 wsim_status wsim_run(wsim *s, uint64_t max_cycles); /* until done, fault, deadlock or the limit */
 wsim_status wsim_status_of(const wsim *s);
@@ -86,6 +92,18 @@ uint8_t *wsim_host_memory(wsim *s, uint32_t *size);
 void wsim_print_stats(const wsim *s, FILE *out);
 
 /* ---- Inspection, for the debugger and the tests --------------------------------- */
+
+/* A cell's figures as --stats counts them, at the clock they are taken: two takings
+ * give the figures of the clocks between (the debugger's `info stats` over a window). */
+typedef struct wsim_cell_figures {
+    uint64_t cycle;
+    uint64_t issued, queue_stalls, unit_stalls;
+    uint64_t class_ops[WT_NUCLASSES];   /* operations issued, by unit class */
+} wsim_cell_figures;
+void wsim_cell_figures_of(const wsim *s, int cell, wsim_cell_figures *out);
+/* The cell's --stats line over the clocks from `from` (NULL: the run's start) to `to`. */
+void wsim_print_cell_window(const wsim *s, int cell, const wsim_cell_figures *from, const wsim_cell_figures *to,
+                            FILE *out);
 
 int wsim_ncells(const wsim *s);                      /* cells are 0..n-1; cid = first + k */
 wsim_cell_state wsim_cell_state_of(const wsim *s, int cell);

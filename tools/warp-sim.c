@@ -37,6 +37,7 @@ typedef struct options {
     int topology_given;
     int channels_given;
     wsim_pictures pictures;     /* --trace, --vcd, --heatmap, --heatmap-by, --trace-window */
+    int threads;                /* --threads, -j */
 } options;
 
 static void usage(FILE *out)
@@ -59,6 +60,7 @@ static void usage(FILE *out)
             "  --heatmap F        draw the array to F (SVG): cells by unit use, links by words\n"
             "  --heatmap-by W     colour cells by 'units' (default) or 'stalls'\n"
             "  --trace-window A:B only clocks A to B-1 in --trace and --vcd (A: or :B for open ends)\n"
+            "  -j, --threads N    simulate on N threads (same results; the pictures take one)\n"
             "  --help, --version\n",
             DEFAULT_MAX_CYCLES, DEFAULT_MAX_CELL_CLOCKS);
 }
@@ -176,6 +178,15 @@ static int parse_args(int argc, char **argv, options *o)
             o->pictures.heat_by_stalls = strcmp(v, "stalls") == 0;
         } else if ((v = option_value(argc, argv, &i, "--heatmap", &missing)) != NULL) {
             o->pictures.heatmap = v;
+        } else if ((v = option_value(argc, argv, &i, "--threads", &missing)) != NULL ||
+                   (v = option_value(argc, argv, &i, "-j", &missing)) != NULL ||
+                   (strncmp(a, "-j", 2) == 0 && a[2] >= '0' && a[2] <= '9' && (v = a + 2))) {
+            char *end;
+            errno = 0;
+            long n = strtol(v, &end, 10);
+            if (end == v || *end || errno || n < 1 || n > 256 || v[0] == '+' || v[0] == ' ')
+                return usage_error("--threads wants a number of threads from 1 to 256, not '%s'", v);
+            o->threads = (int)n;
         } else if (missing) {
             return usage_error("missing value after '%s'", a);
         } else if (a[0] == '-' && a[1] != 0) {
@@ -360,6 +371,7 @@ static int run(const options *o)
                 return 1;
             }
         }
+        if (o->threads) wsim_set_threads(sim, o->threads);
         wsim_status st = tracer ? wsim_run_traced(sim, tracer, limit) : wsim_run(sim, limit);
         /* The pictures are written whatever the run's end: a deadlock's is the one to see. */
         int pictures_failed = tracer && wsim_tracer_finish(tracer, err, sizeof err) != 0;

@@ -245,6 +245,7 @@ void wca_free(wca *a)
     free(a->lics);
     free(a->locs);
     free(a->buses);
+    wca_use_parts(a, 0, NULL, NULL);
     free(a->active_bus);
     free(a->attn);
     free(a->joins);
@@ -318,11 +319,20 @@ void wca_attend(wca *a, wca_lic *l)
     a->attn[a->n_attn++] = l->id;
 }
 
+_Thread_local wca_part *wca_current_part;
+
 void wca_bus_activate(wca *a, int bus)
 {
     wca_bus *b = &a->buses[bus];
     if (b->in_list) return;
     b->in_list = 1;
+    if (a->parts) {
+        /* Only the thread of the bus's part, or the seam's after the barrier, is here. */
+        wca_part *p = &a->parts[a->part_of[b->cell]];
+        if (a->on_seam[b->cell]) p->seam_active[p->n_seam++] = bus;
+        else p->active[p->n_active++] = bus;
+        return;
+    }
     a->active_bus[a->n_active_bus++] = bus;
 }
 
@@ -414,7 +424,7 @@ void wca_close_loc(wca *a, wca_loc *o)
 /* ---- Buses ------------------------------------------------------------------------- */
 
 /* Dequeue signals due by t restore credits. */
-static void absorb_credits(wca_loc *o, uint64_t t)
+static inline void absorb_credits(wca_loc *o, uint64_t t)
 {
     while (o->ret_n && o->ret[o->ret_head & o->ret_mask] <= t) {
         if (o->credits == 0 && !o->credit_back) o->credit_back = o->ret[o->ret_head & o->ret_mask];
@@ -424,7 +434,7 @@ static void absorb_credits(wca_loc *o, uint64_t t)
     }
 }
 
-static void transfer(wca *a, wca_bus *b, wca_loc *o, wca_lic *l, uint64_t t)
+static inline __attribute__((always_inline)) void transfer(wca *a, wca_bus *b, wca_loc *o, wca_lic *l, uint64_t t)
 {
     wca_qword w = wca_pop(a, l, t);
     uint8_t tag = w.tag & WCA_TAG_KIND;
@@ -456,14 +466,15 @@ static void transfer(wca *a, wca_bus *b, wca_loc *o, wca_lic *l, uint64_t t)
     b->words++;
     b->busy += a->bus_clocks;
     wca_note(a, arrive > b->busy_until ? arrive : b->busy_until);
-    a->progress = 1;
+    if (wca_current_part) wca_current_part->progress = 1;
+    else a->progress = 1;
     if (tag == WT_MARK_PEND && !o->pinned) wca_close_loc(a, o);
     else if (l->q.count == 0) b->want &= ~(1u << o->k);
 }
 
 /* One transfer on a free bus: the next channel after the one served last that has a
  * word ready and a free slot at the far end. 0 when the bus has nothing to send. */
-static int bus_step(wca *a, wca_bus *b, uint64_t t)
+static inline __attribute__((always_inline)) int bus_step(wca *a, wca_bus *b, uint64_t t)
 {
     if (!b->want) return 0;
     if (t < b->busy_until) return 1;
@@ -519,6 +530,99 @@ int wca_step(wca *a, uint64_t t)
 }
 
 uint64_t wca_horizon(const wca *a) { return a->horizon; }
+
+/* ---- Threads ------------------------------------------------------------------------ */
+
+int wca_neighbour(const wca *a, int cell, unsigned bus) { return a->cells[cell].neighbour[bus]; }
+
+void wca_use_parts(wca *a, int nparts, const int *part_of, const uint8_t *on_seam)
+{
+    /* The buses active now move to their lists, in the order they were in. */
+    int *was = a->active_bus, n = a->n_active_bus;
+    if (a->parts) {
+        n = 0;
+        for (int i = 0; i < a->nparts; i++) {
+            wca_part *p = &a->parts[i];
+            for (int j = 0; j < p->n_active; j++) was[n++] = p->active[j];
+            for (int j = 0; j < p->n_seam; j++) was[n++] = p->seam_active[j];
+            free(p->active);
+            free(p->seam_active);
+        }
+        free(a->parts);
+        free(a->part_of);
+        free(a->on_seam);
+        a->parts = NULL;
+        a->part_of = NULL;
+        a->on_seam = NULL;
+        a->nparts = 0;
+    }
+    a->n_active_bus = 0;
+    if (nparts > 0) {
+        size_t nb = (size_t)a->ncells * WCA_NBUSES;
+        a->nparts = nparts;
+        a->parts = ws_xcalloc((size_t)nparts, sizeof *a->parts);
+        for (int i = 0; i < nparts; i++) {
+            a->parts[i].active = ws_xcalloc(nb, sizeof(int));
+            a->parts[i].seam_active = ws_xcalloc(nb, sizeof(int));
+        }
+        a->part_of = ws_xcalloc((size_t)a->ncells, sizeof *a->part_of);
+        a->on_seam = ws_xcalloc((size_t)a->ncells, 1);
+        memcpy(a->part_of, part_of, (size_t)a->ncells * sizeof *part_of);
+        memcpy(a->on_seam, on_seam, (size_t)a->ncells);
+    }
+    for (int i = 0; i < n; i++) {
+        a->buses[was[i]].in_list = 0;
+        wca_bus_activate(a, was[i]);
+    }
+}
+
+/* Steps the active buses of one list; keeps those with more to send. */
+static void step_list(wca *a, int *list, int *n, uint64_t t)
+{
+    for (int i = 0; i < *n;) {
+        wca_bus *b = &a->buses[list[i]];
+        if (bus_step(a, b, t)) {
+            i++;
+        } else {
+            b->in_list = 0;
+            list[i] = list[--*n];
+        }
+    }
+}
+
+void wca_part_begin(wca *a, int part)
+{
+    wca_part *p = &a->parts[part];
+    p->horizon = 0;
+    p->progress = 0;
+    wca_current_part = p;
+}
+
+void wca_part_end(wca *a)
+{
+    (void)a;
+    wca_current_part = NULL;
+}
+
+void wca_step_part(wca *a, int part, int seam, uint64_t t)
+{
+    wca_part *p = &a->parts[part];
+    if (seam) step_list(a, p->seam_active, &p->n_seam, t);
+    else step_list(a, p->active, &p->n_active, t);
+}
+
+int wca_parts_merge(wca *a)
+{
+    int progress = 0;
+    for (int i = 0; i < a->nparts; i++) {
+        wca_part *p = &a->parts[i];
+        wca_note(a, p->horizon);
+        progress |= p->progress;
+        p->horizon = 0;
+        p->progress = 0;
+    }
+    return progress;
+}
 
 /* ---- Inspection ---------------------------------------------------------------------- */
 

@@ -114,6 +114,18 @@ typedef struct wca_cell {
     uint32_t mem_size;
 } wca_cell;
 
+/* A simulator thread's share of the agents (wca_use_parts): the active buses of its
+ * cells, interior and seam apart, and what its steps add to the array's figures. */
+typedef struct wca_part {
+    _Alignas(64) int *active, *seam_active;
+    int n_active, n_seam;
+    uint64_t horizon;
+    int progress;
+} wca_part;
+
+/* The share the calling thread works on, or NULL: the whole array's lists. */
+extern _Thread_local wca_part *wca_current_part;
+
 struct wca {
     const wt_model *model;
     wca_config cfg;
@@ -135,11 +147,18 @@ struct wca {
     int n_joins;
     uint64_t horizon;
     int progress;           /* set by anything that changes state within a step */
+    /* Threads: each cell's part, whether it is on the seam, and the parts; NULL: none. */
+    int *part_of;
+    uint8_t *on_seam;
+    wca_part *parts;
+    int nparts;
 };
 
 static inline void wca_note(wca *a, uint64_t when)
 {
-    if (when > a->horizon) a->horizon = when;
+    wca_part *p = wca_current_part;
+    uint64_t *h = p ? &p->horizon : &a->horizon;
+    if (when > *h) *h = when;
 }
 
 static inline wca_lic *lic_at(wca *a, int cell, unsigned n) { return &a->lics[(size_t)cell * a->nchan + n]; }

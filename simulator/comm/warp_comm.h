@@ -172,6 +172,22 @@ int wca_step(wca *a, uint64_t t);
 /* The latest clock at which something the agents scheduled happens. */
 uint64_t wca_horizon(const wca *a);
 
+/* Threads (the simulator's --threads), for agents that move data only (no markers,
+ * spools, joins or control registers: the order in which those act across cells is
+ * the routing's). Each cell belongs to a part; a cell on the seam touches cells of
+ * another part, so its buses step after the parts' (wca_step_part, seam 1). Moving
+ * data, buses give the same clock in any order. wca_use_parts(a, 0, ...) ends it,
+ * and wca_step works on the whole array again. */
+int wca_neighbour(const wca *a, int cell, unsigned bus); /* a cell index, or -1 */
+void wca_use_parts(wca *a, int nparts, const int *part_of, const uint8_t *on_seam);
+/* On the calling thread, what the agents schedule and whether they changed anything
+ * count in the part, until wca_part_end; wca_parts_merge adds them to the array's
+ * and returns whether any part changed anything. */
+void wca_part_begin(wca *a, int part);
+void wca_part_end(wca *a);
+void wca_step_part(wca *a, int part, int seam, uint64_t t);
+int wca_parts_merge(wca *a);
+
 /* ---- The computation agent's requests ------------------------------------------------ */
 
 /* Could operation op (WT_K_COMM) with sources A, B issue now, or must it block? */

@@ -7,6 +7,8 @@ channel figures), fault and deadlock reports and the deadlock graph.
     same_runs.py --build BUILD --baseline BIN
         this build's warp-sim against another's (BIN: a directory holding warp-sim),
         to show that a change to the simulator changed no simulated clock
+    same_runs.py --build BUILD --threads 1,2,4
+        this build's warp-sim on each number of threads (--threads N)
 
 Programs are compiled once by BUILD's warp-cc, at -O2 and -O0 for both models.
 """
@@ -28,28 +30,34 @@ def host_inputs(directory, name):
     return ins
 
 
-def programs():
-    """(name, source, sim arguments) of every program to run."""
+def programs(only=None):
+    """(name, source, sim arguments) of every program to run; only: the folders
+    (examples, kernels, conformance, simulator, bench) to take them from."""
+    wanted = lambda what: not only or what in only
     found = []
     for d in ("examples", os.path.join("bench", "kernels"), os.path.join("tests", "conformance")):
+        if not wanted(os.path.basename(d)):
+            continue
         directory = os.path.join(ROOT, d)
         for f in sorted(os.listdir(directory)):
             if f.endswith(".w2"):
                 stem = f[:-3]
                 found.append((os.path.join(d, stem), os.path.join(directory, f), host_inputs(directory, stem)))
-    found.append(("bench/stream64", os.path.join(ROOT, "bench", "stream64.w2"), []))
+    if wanted("bench"):
+        found.append(("bench/stream64", os.path.join(ROOT, "bench", "stream64.w2"), []))
     simdir = os.path.join(ROOT, "tests", "lit", "simulator")
     for f in sorted(os.listdir(simdir)):
-        if f.endswith(".s"):
+        if f.endswith(".s") and wanted("simulator"):
             found.append((os.path.join("tests/lit/simulator", f), os.path.join(simdir, f), []))
-    found.append(("bench/torus64.s", os.path.join(ROOT, "bench", "torus64.s"), ["--topology", "torus:8x8"]))
+    if wanted("bench"):
+        found.append(("bench/torus64.s", os.path.join(ROOT, "bench", "torus64.s"), ["--topology", "torus:8x8"]))
     return found
 
 
-def build_images(bindir, tmp):
+def build_images(bindir, tmp, only=None):
     """(label, image, sim arguments) for each program that compiles."""
     images = []
-    for name, src, args in programs():
+    for name, src, args in programs(only):
         base = os.path.join(tmp, name.replace("/", "_"))
         if src.endswith(".s"):
             obj, img = base + ".o", base + ".img"
@@ -97,6 +105,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--baseline", help="a directory with another warp-sim to compare against")
+    ap.add_argument("--threads", help="numbers of threads to compare, comma-separated (e.g. 1,2,4)")
+    ap.add_argument("--only", help="folders to take programs from, comma-separated: examples, kernels, "
+                    "conformance, simulator, bench (default: all)")
     ap.add_argument("--extra", default="", help="further warp-sim arguments for every run (space-separated)")
     args = ap.parse_args()
     bindir = os.path.join(args.build, "bin")
@@ -105,11 +116,13 @@ def main():
     configs = []
     if args.baseline:
         configs = [("baseline", os.path.join(args.baseline, "warp-sim"), []), ("this build", sim, [])]
+    if args.threads:
+        configs += [("--threads %s" % n, sim, ["--threads", n]) for n in args.threads.split(",")]
     if len(configs) < 2:
-        ap.error("give --baseline")
+        ap.error("give --baseline or two or more --threads")
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
-        images = build_images(bindir, tmp)
+        images = build_images(bindir, tmp, args.only.split(",") if args.only else None)
         for label, img, simargs in images:
             ref = None
             for cname, binary, cargs in configs:

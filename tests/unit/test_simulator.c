@@ -859,6 +859,36 @@ static void test_stats_format(void **state)
     wsim_free(s);
 }
 
+/* The figures of a window of clocks: clocks 1 to 4 of the loop issue 4 bundles,
+ * each an iadd (ALU, 2 slots) and a dbnz (BR, 1 slot); the mov of clock 0 is not
+ * in it. A window from the start is --stats's line. */
+static void test_stats_window(void **state)
+{
+    (void)state;
+    tprog t = dbnz_program();
+    wsim *s = make(&t, WT_MODEL_WARP, 0, 0, 0, 0);
+    steps(s, 1);
+    wsim_cell_figures from, to;
+    wsim_cell_figures_of(s, 0, &from);
+    steps(s, 4);
+    wsim_cell_figures_of(s, 0, &to);
+    assert_int_equal(to.cycle - from.cycle, 4);
+    assert_int_equal(to.issued - from.issued, 4);
+    assert_int_equal(to.class_ops[WT_UC_ALU] - from.class_ops[WT_UC_ALU], 4);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    wsim_print_cell_window(s, 0, &from, &to, f);
+    wsim_print_cell_window(s, 0, NULL, &to, f);
+    fclose(f);
+    assert_string_equal(text, "cell 0 (cid 0): issued 4, stalls 0 (queue 0, unit 0), FA 0.0%, FM 0.0%, "
+                              "ALU 50.0%, MEM 0.0%, MV 0.0%, BR 100.0%\n"
+                              "cell 0 (cid 0): issued 5, stalls 0 (queue 0, unit 0), FA 0.0%, FM 0.0%, "
+                              "ALU 50.0%, MEM 0.0%, MV 0.0%, BR 80.0%\n");
+    free(text);
+    wsim_free(s);
+}
+
 /* The values come from warp_ops.def: a sample across the classes. */
 static void test_operation_values(void **state)
 {
@@ -934,6 +964,7 @@ int main(void)
         cmocka_unit_test(test_dbnz_loop),
         cmocka_unit_test(test_cycle_limit_and_resume),
         cmocka_unit_test(test_stats_format),
+        cmocka_unit_test(test_stats_window),
         cmocka_unit_test(test_operation_values),
         cmocka_unit_test(test_new_rejects_what_does_not_fit),
     };
