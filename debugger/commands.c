@@ -353,11 +353,12 @@ static int set_break(wdb *d, const char *args, FILE *out, int temporary)
     b->cell = cell;
     b->cond = cond;
     b->temporary = temporary;
-    /* gdb's words: "file F, line L." for one location, "F:L. (N locations)" for more. */
-    fprintf(out, "%s %d at 0x%x: ", temporary ? "Temporary breakpoint" : "Breakpoint", b->num, addrs[0]);
+    /* gdb's words: "file F, line L." for one location, "F:L. (N locations)" for
+     * more, only the address where no line is known. */
+    fprintf(out, "%s %d at 0x%x", temporary ? "Temporary breakpoint" : "Breakpoint", b->num, addrs[0]);
     const char *colon = strrchr(b->where, ':');
-    if (naddrs > 1 || !colon || b->where[0] == '*') fprintf(out, "%s.", b->where);
-    else fprintf(out, "file %.*s, line %s.", (int)(colon - b->where), b->where, colon + 1);
+    if (b->where[0] != '*' && (naddrs > 1 || !colon)) fprintf(out, ": %s.", b->where);
+    else if (b->where[0] != '*') fprintf(out, ": file %.*s, line %s.", (int)(colon - b->where), b->where, colon + 1);
     if (naddrs > 1) fprintf(out, " (%zu locations)", naddrs);
     if (cell >= 0) fprintf(out, " (cell %d)", cell);
     fprintf(out, "\n");
@@ -649,6 +650,26 @@ static int cmd_print(wdb *d, const char *args, FILE *out)
     d->hist[d->nhist++] = v;
     fprintf(out, "$%zu = %s\n", d->nhist, b.data);
     ws_buf_free(&b);
+    return WDB_OK;
+}
+
+/* gdb's output: the value alone, no newline, not in the value history (for
+ * define and echo). */
+static int cmd_output(wdb *d, const char *args, FILE *out)
+{
+    int fmt;
+    args = skip_ws(args);
+    if (parse_fmt(d, &args, &fmt, NULL, "xducfto")) return WDB_ERROR;
+    if (!*skip_ws(args)) return wdb_error(d, "Argument required (expression to compute).");
+    value v;
+    char err[512];
+    if (wdb_eval_assign(d, d->sel, args, &v, err, sizeof err) != 0) return wdb_error(d, "%s", err);
+    ws_buf b = {0};
+    wdb_format(&v, fmt, &b);
+    ws_buf_append(&b, "", 1);
+    fputs(b.data, out);
+    ws_buf_free(&b);
+    wdb_value_free(&v);
     return WDB_OK;
 }
 
@@ -1219,8 +1240,47 @@ static const char *target_name(void *ctx, unsigned target)
     return buf;
 }
 
+/* An address expression's value, for disassemble's range. */
+static int eval_address(wdb *d, const char *text, uint32_t *a)
+{
+    value v;
+    char err[512];
+    if (wdb_eval(d, d->sel, text, &v, err, sizeof err) != 0) return wdb_error(d, "%s", err);
+    *a = v.bits;
+    int scalar_ok = v.kind == V_INT || v.kind == V_PC || v.kind == V_WORD;
+    wdb_value_free(&v);
+    return scalar_ok ? 0 : wdb_error(d, "Invalid address for disassemble.");
+}
+
+/* gdb's `disassemble START,END` and `START,+LENGTH`: the bundles from START's
+ * up to END, each named by its function and offset. */
+static int disassemble_range(wdb *d, const char *args, FILE *out)
+{
+    const char *comma = strchr(args, ',');
+    char *start = ws_xstrndup(args, (size_t)(comma - args));
+    const char *end = skip_ws(comma + 1);
+    int length = *end == '+';
+    uint32_t lo, hi;
+    int bad = eval_address(d, start, &lo) || eval_address(d, length ? end + 1 : end, &hi);
+    free(start);
+    if (bad) return WDB_ERROR;
+    if (length) hi = lo + hi < lo ? UINT32_MAX : lo + hi;
+    uint32_t pc = wdb_pc(d, d->sel);
+    fprintf(out, "Dump of assembler code from 0x%x to 0x%x:\n", lo, hi);
+    for (uint32_t a = lo - lo % WT_BUNDLE_BYTES; a < hi && a / WT_BUNDLE_BYTES < d->img->ncode; a += WT_BUNDLE_BYTES) {
+        char text[1024], sym[128];
+        wt_format_insn(&d->img->code[a / WT_BUNDLE_BYTES], text, sizeof text, target_name, d);
+        if (wdb_sym(d, a, sym, sizeof sym))
+            fprintf(out, "%s 0x%08x <%s>:\t%s\n", d->sim && a == pc ? "=>" : "  ", a, sym, text);
+        else fprintf(out, "%s 0x%08x:\t%s\n", d->sim && a == pc ? "=>" : "  ", a, text);
+    }
+    fprintf(out, "End of assembler dump.\n");
+    return WDB_OK;
+}
+
 static int cmd_disassemble(wdb *d, const char *args, FILE *out)
 {
+    if (strchr(args, ',')) return disassemble_range(d, args, out);
     const char *w;
     size_t n = next_word(&args, &w);
     uint32_t pc = wdb_pc(d, d->sel);
@@ -1322,7 +1382,9 @@ static int cmd_up(wdb *d, const char *args, FILE *out)
 {
     long long n = 1;
     if (frame_count_arg(d, args, &n)) return WDB_ERROR;
-    if (d->sim && d->frame == nframes(d) - 1) return wdb_error(d, "Initial frame selected; you cannot go up.");
+    /* gdb: `up` at the outermost frame is an error, `up N` goes as far as it can */
+    if (d->sim && d->frame == nframes(d) - 1 && !*skip_ws(args))
+        return wdb_error(d, "Initial frame selected; you cannot go up.");
     long long to = d->frame + n;
     if (d->sim && to >= nframes(d)) to = nframes(d) - 1;
     return select_frame(d, to, out);
@@ -1332,7 +1394,8 @@ static int cmd_down(wdb *d, const char *args, FILE *out)
 {
     long long n = 1;
     if (frame_count_arg(d, args, &n)) return WDB_ERROR;
-    if (d->sim && d->frame == 0) return wdb_error(d, "Bottom (innermost) frame selected; you cannot go down.");
+    if (d->sim && d->frame == 0 && !*skip_ws(args))
+        return wdb_error(d, "Bottom (innermost) frame selected; you cannot go down.");
     long long to = d->frame - n;
     return select_frame(d, to < 0 ? 0 : to, out);
 }
@@ -2017,8 +2080,8 @@ static const command commands[] = {
     {"delete", "d", cmd_delete, "delete [N...]", "Delete breakpoints and watchpoints N..., or all of them."},
     {"directory", "dir", cmd_directory, "directory [DIR...]", "Also look for source files in DIR (none: forget the list)."},
     {"disable", NULL, cmd_disable, "disable [N...]", "Disable breakpoints and watchpoints N..., or all."},
-    {"disassemble", NULL, cmd_disassemble, "disassemble [FUNCTION | ADDRESS]",
-     "The bundles of a function (the selected cell's, or the one around ADDRESS; => marks its pc)."},
+    {"disassemble", NULL, cmd_disassemble, "disassemble [FUNCTION | ADDRESS | START,END | START,+LENGTH]",
+     "The bundles of a function (the selected cell's, or the one around ADDRESS), or from START to END or for LENGTH bytes; => marks the pc."},
     {"display", NULL, cmd_display, "display[/FMT] [EXPR]", "Print EXPR now and at every stop (no EXPR: print them all)."},
     {"down", NULL, cmd_down, "down [N]", "Select the frame N (1) below: the callee."},
     {"echo", NULL, cmd_echo, "echo TEXT", "Print TEXT (\\n is a newline)."},
@@ -2033,6 +2096,7 @@ static const command commands[] = {
     {"list", "l", cmd_list, "list [LINE | FILE:LINE | FUNCTION]", "Ten source lines around a place; again: the next ten."},
     {"next", "n", cmd_next, "next [N]", "One source line of the selected cell, over calls; the other cells run in lockstep."},
     {"nexti", "ni", cmd_stepi, "nexti [N]", "The same as stepi: every clock is the whole array's."},
+    {"output", NULL, cmd_output, "output[/FMT] EXPR", "Print EXPR's value alone: no $N, no newline."},
     {"ptype", NULL, cmd_whatis, "ptype EXPR", "The type of EXPR."},
     {"print", "p", cmd_print, "print[/FMT] EXPR",
      "Evaluate EXPR in the selected cell: W2 variables, a[i], m[i][j], host arrays, $r5 $cid $pc $cycle, "
