@@ -65,6 +65,15 @@ static void keep_send_position(wb_ins *producer, const wb_ins *s)
     producer->send_col = s->send_line ? s->send_col : s->col;
 }
 
+/* Must x stay after y (a register it reads or writes, y writes or reads)? */
+static int conflicts(const wb_ins *x, const wb_ins *y)
+{
+    if (wb_has_dest(x->op) && wb_is_vreg(x->d) &&
+        (reads_vreg(y, (int)x->d.v) || (wb_has_dest(y->op) && wb_opnd_eq(y->d, x->d))))
+        return 1;
+    return wb_has_dest(y->op) && wb_is_vreg(y->d) && reads_vreg(x, (int)y->d.v);
+}
+
 static use_info *count_uses(const wb_func *f)
 {
     use_info *u = ws_xcalloc((size_t)f->nvregs, sizeof *u);
@@ -161,6 +170,9 @@ static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int g
      * passes the word on (toward the other side: a bundle that also sends back the
      * way the word came could wait on a full queue whose reader waits on it). */
     uint8_t *tainted = ws_xcalloc((size_t)f->nvregs + 1, 1);
+    /* what follows a member without being one: it must come after the group's
+     * start, so a user that has to follow it cannot join */
+    int *after = ws_xmalloc(sizeof *after * (size_t)b->nins), nafter = 0, stored = 0;
     int mem = 0, cut = b->nins, ng = 0;
     unsigned written = 0;   /* gates the users write: one write of each a bundle */
     int member[2 * WB_MNODE_OPS], nm = 0;   /* the users, and host feed or address writes among them */
@@ -171,6 +183,14 @@ static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int g
             if (wb_is_vreg(x->s[k]) && tainted[x->s[k].v]) dep = 1;
         int touches_mem = x->op == WT_OP_LD || x->op == WT_OP_ST;
         int touches_gate = writes_gate(x) || reads_any_gate(x);
+        /* Memory and register order tie it to the chain too: a load after a store
+         * of the chain, a store after any access, a write of what the chain reads. */
+        if (!is_user && touches_mem && ((mem && x->op == WT_OP_ST) || stored)) dep = 1;
+        for (int a = 0; a < nafter && !dep; a++)
+            if (conflicts(x, &b->ins[after[a]])) {
+                if (is_user) stop = 1;
+                else dep = 1;
+            }
         if (reads_gate(x, gate)) stop = 1;
         if (!is_user && touches_gate && (dep || reads_any_gate(x) || wt_opnd_is_gate(x->d.v))) stop = 1;
         if (is_user && (dep || (touches_mem && mem))) stop = 1;
@@ -198,8 +218,11 @@ static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int g
         if (is_user || dep) {
             if (wb_has_dest(x->op) && wb_is_vreg(x->d)) tainted[x->d.v] = 1;
             mem |= touches_mem;
+            stored |= x->op == WT_OP_ST;
         }
+        if (!is_user && dep) after[nafter++] = j;
     }
+    free(after);
     free(tainted);
     /* host writes after the last user in the group stay where they are */
     while (nm && !reads_vreg(&b->ins[member[nm - 1]], v)) nm--;

@@ -5,7 +5,7 @@ RUNS runs, /usr/bin/time -v; CPU time, user and system, since the machines
 this runs on are shared: the wall clock of an idle machine is close to it), at each -O level and model asked for.
 
     bench/compile_scaling.py [--build build] [--runs 3] [--sizes 1000,10000,100000]
-                             [--shapes straight,ifs,calls,funcs,loop] [-O0,-O2]
+                             [--shapes straight,ifs,calls,funcs,loop] [--levels=-O0,-O2]
                              [--model iwarp,warp] [--timeout 120] [--max-mb 4096]
     bench/compile_scaling.py --emit SHAPE N FILE
         writes the program of that shape and size (the lit tests use this too)
