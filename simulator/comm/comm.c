@@ -236,6 +236,8 @@ wca *wca_new(const wt_model *model, const wca_config *cfg, int ncells, const uin
 void wca_free(wca *a)
 {
     if (!a) return;
+    /* Giving the thread parts back touches the buses and cells: do it while they live. */
+    wca_use_parts(a, 0, NULL, NULL);
     size_t nch = (size_t)a->ncells * a->nchan;
     for (size_t i = 0; i < nch; i++) {
         wca_queue_fini(&a->lics[i].q);
@@ -245,7 +247,6 @@ void wca_free(wca *a)
     free(a->lics);
     free(a->locs);
     free(a->buses);
-    wca_use_parts(a, 0, NULL, NULL);
     free(a->active_bus);
     free(a->attn);
     free(a->joins);
