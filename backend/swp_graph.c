@@ -216,7 +216,7 @@ void swp_recurrence_note(loop *L, const gbuild *B, int rec_mii)
             if (L->op[i].live && L->op[i].node == node) in = &L->op[i].in;
         if (!in) continue;
         if (k == n - 1 || shown < MAX_SHOWN)
-            ws_buf_printf(&c, "%s%s (line %u)", shown ? " -> " : "", wt_ops[in->op].name, in->line);
+            ws_buf_printf(&c, "%s%s (line %u)", shown ? " -> " : "", in->op == WB_COPY ? "copy" : wt_ops[in->op].name, in->line);
         else if (shown == MAX_SHOWN)
             ws_buf_puts(&c, " -> ...");
         shown++;

@@ -153,7 +153,7 @@ void wsim_pool_free(wsim_pool *p);
  * none of which touches a cell of another share, and what its issues add to the
  * whole array's figures. */
 typedef struct wsim_part {
-    _Alignas(64) int lo, hi;
+    int lo, hi;
     int *cells, ncells;
     uint64_t horizon;
     int nhalted, issued;

@@ -14,14 +14,14 @@
 #define SPINS_BEFORE_YIELD 2000
 
 typedef struct worker {
-    _Alignas(64) uint64_t done;  /* the last phase it finished (atomic) */
+    uint64_t done;  /* the last phase it finished (atomic) */
     pthread_t thread;
     struct wsim_pool *pool;
     int part;
 } worker;
 
 struct wsim_pool {
-    _Alignas(64) uint64_t phase; /* the phase under way (atomic); starts at 0 */
+    uint64_t phase; /* the phase under way (atomic); starts at 0 */
     int stop;                    /* atomic: workers leave */
     int n;
     void (*work)(void *ctx, int part);

@@ -117,7 +117,7 @@ typedef struct wca_cell {
 /* A simulator thread's share of the agents (wca_use_parts): the active buses of its
  * cells, interior and seam apart, and what its steps add to the array's figures. */
 typedef struct wca_part {
-    _Alignas(64) int *active, *seam_active;
+    int *active, *seam_active;
     int n_active, n_seam;
     uint64_t horizon;
     int progress;
