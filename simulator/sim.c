@@ -987,6 +987,24 @@ static void warp_part(void *ctx, int i)
     p->issued = issued;
 }
 
+/* Runs every thread's share of the phase and folds their figures into the array's:
+ * whether any cell issued, or -1 if one faulted (the caller reruns on one thread). */
+static int run_parts(wsim *s)
+{
+    s->in_parallel = 1;
+    wsim_pool_run(s->pool);
+    s->in_parallel = 0;
+    if (s->par_fault) return -1;
+    int issued = 0;
+    for (int i = 0; i < s->nparts; i++) {
+        const wsim_part *p = &s->parts[i];
+        note_event(&s->horizon, p->horizon);
+        s->nhalted += p->nhalted;
+        issued |= p->issued;
+    }
+    return issued;
+}
+
 /* warp_clock on the threads. 0, or -1 if a cell faulted or waited against the skew
  * in it: which of them one pass reports, and what the cells after it did, is known
  * only to one pass, so the run is made again alone. */
@@ -1005,17 +1023,8 @@ static int warp_clock_parallel(wsim *s)
             if (cells[k].wheel_n[slot]) land(s, &cells[k], t, slot);
         return 0;
     }
-    s->in_parallel = 1;
-    wsim_pool_run(s->pool);
-    s->in_parallel = 0;
-    if (s->par_fault) return -1;
-    int issued = 0;
-    for (int i = 0; i < s->nparts; i++) {
-        const wsim_part *p = &s->parts[i];
-        note_event(&s->horizon, p->horizon);
-        s->nhalted += p->nhalted;
-        issued |= p->issued;
-    }
+    int issued = run_parts(s);
+    if (issued < 0) return -1;
     for (int j = 0; j < s->nseam; j++) {
         int k = s->seam[j];
         wsim_cell *c = &cells[k];
@@ -1178,17 +1187,8 @@ static int iwarp_clock_parallel(wsim *s, uint64_t max_cycles)
     }
     if (t >= max_cycles) return 1;
     s->phase = WSIM_PHASE_ISSUE;
-    s->in_parallel = 1;
-    wsim_pool_run(s->pool);
-    s->in_parallel = 0;
-    if (s->par_fault) return -1;
-    int issued = 0;
-    for (int i = 0; i < s->nparts; i++) {
-        const wsim_part *p = &s->parts[i];
-        note_event(&s->horizon, p->horizon);
-        s->nhalted += p->nhalted;
-        issued |= p->issued;
-    }
+    int issued = run_parts(s);
+    if (issued < 0) return -1;
     wca_parts_merge(s->comm);
     for (int j = 0; j < s->nseam; j++) {
         int k = s->seam[j];
