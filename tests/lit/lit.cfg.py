@@ -36,3 +36,7 @@ sanitized = lit_config.params.get("sanitized", "OFF").upper() in ("ON", "1", "TR
 if sanitized:
     config.available_features.add("sanitizers")
 config.substitutions.append(("%{vmem_limit}", "true" if sanitized else "ulimit -v 1200000"))
+# CPU limits stand for "fast enough" in a release build. The sanitizer build is
+# a Debug build with every access checked, ten times slower or more, so it gets
+# ten times the seconds: it is there to find faults, not to time the compiler.
+config.substitutions.append(("%{cpu_limit_20}", "ulimit -t 200" if sanitized else "ulimit -t 20"))
