@@ -7,7 +7,9 @@
  *   wb_fold_gates   receives read by their user, sends written by their producer
  *   wb_layout       branches for every fallthrough that is not to the next block
  *   wb_coalesce     copies removed where source and destination never conflict
+ *   wb_split_iu     Warp: host loads, host addresses and their sums to the interface unit
  *   wb_swp          innermost counted loops software-pipelined (-O1 and up)
+ *   wb_split_iu     again, for the copies the pipeliner made
  *   wb_spill_calls  values live across a call to the static frame
  *   wb_schedule     bundles (list scheduling per block)    } again after a spill
  *   wb_regalloc     registers on the bundles' issue clocks  }
@@ -114,7 +116,7 @@ static int has_fixed_blocks(const wb_func *f)
 /* One attempt; 1 if the pipelined loops need more registers than there are, so
  * the caller compiles the function again with fewer registers for them. */
 static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts, const char *swp_disabled,
-                        int squeeze, ws_buf *text, ws_buf *frames, ws_buf *report, uint32_t *bundles,
+                        int squeeze, int *use_iu, ws_buf *text, ws_buf *frames, ws_buf *report, uint32_t *bundles,
                         uint32_t *frame_bytes)
 {
     const char *name = wb_global_symbol(mod, fn);
@@ -129,11 +131,19 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
     if (rc == 0) rc = run(&pr, WB_PASS_GATES, wb_fold_gates);
     if (rc == 0) rc = run(&pr, WB_PASS_LAYOUT, wb_layout);
     if (rc == 0) rc = run(&pr, WB_PASS_COALESCE, wb_coalesce);
+    if (rc == 0 && *use_iu) wb_split_iu(f, 1);
     if (rc == 0 && opts->opt_level > 0) {
         wb_swp_options so = {!opts->no_swp, swp_disabled, wb_source_file(mod), squeeze, report};
         before(&pr, WB_PASS_SWP);
         wb_swp(f, &so);
         rc = after(&pr, WB_PASS_SWP);
+    }
+    /* The pipeliner's copies join the side of the values they copy; should one of
+     * its kernels' IU operations now need a cell value, compile again without the IU. */
+    if (rc == 0 && *use_iu && wb_split_iu(f, 0) != 0) {
+        *use_iu = 0;
+        wb_func_free(f);
+        return 1;
     }
     if (rc == 0) rc = run(&pr, WB_PASS_SPILL_CALLS, wb_spill_calls);
     if (rc == 0) {
@@ -184,11 +194,14 @@ static int compile_function(wb_module *mod, LLVMValueRef fn, const wb_options *o
      * next attempt (so it spills or overlaps fewer iterations); after that, the
      * function is compiled without pipelining. */
     ws_buf report = {0};
-    int rc = 1;
+    int rc = 1, use_iu = opts->model->id == WT_MODEL_WARP && opts->iu;
     for (int attempt = 0; rc == 1; attempt++) {
         report.len = 0;
         const char *disabled = attempt == SQUEEZE_ATTEMPTS ? "register allocation failed in the pipelined loop" : NULL;
-        rc = compile_once(mod, fn, opts, disabled, attempt * SQUEEZE_STEP, text, frames, &report, bundles, frame_bytes);
+        int had_iu = use_iu;
+        rc = compile_once(mod, fn, opts, disabled, attempt * SQUEEZE_STEP, &use_iu, text, frames, &report, bundles,
+                          frame_bytes);
+        if (rc == 1 && had_iu && !use_iu) attempt--;   /* the same attempt again, all on the cells */
     }
     if (opts->swp_report && report.len) ws_buf_append(opts->swp_report, report.data, report.len);
     ws_buf_free(&report);

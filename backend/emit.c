@@ -352,7 +352,7 @@ typedef struct slot_ref {
 static int cmp_slot(const void *a, const void *b)
 {
     const slot_ref *x = a, *y = b;
-    int cx = wt_ops[x->in->mop].uclass, cy = wt_ops[y->in->mop].uclass;
+    int cx = wb_res(x->in->mop, x->in->iu), cy = wb_res(y->in->mop, y->in->iu);
     if (cx != cy) return cx < cy ? -1 : 1;
     return (x->order > y->order) - (x->order < y->order);
 }
@@ -547,9 +547,13 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
             if (f->model->id == WT_MODEL_WARP)
                 for (int i = 0; i < k; i++) put_gate_positions(out, refs[i].in, last_line, last_col, &said);
             ws_buf_puts(out, "        ");
-            if (k == 0) ws_buf_puts(out, "nop");
+            /* The interface unit's operations (sorted last) follow `||`. */
+            int ncell = 0;
+            while (ncell < k && !refs[ncell].in->iu) ncell++;
+            if (ncell == 0) ws_buf_puts(out, "nop");
             for (int i = 0; i < k; i++) {
-                if (i) ws_buf_puts(out, " | ");
+                if (i == ncell) ws_buf_puts(out, " || ");
+                else if (i) ws_buf_puts(out, " | ");
                 wb_format_ins(out, f, refs[i].in, refs[i].in->mop, label_of, &L);
             }
             ws_buf_puts(out, "\n");

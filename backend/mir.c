@@ -351,6 +351,7 @@ static void print_ins(ws_buf *out, const wb_func *f, const wb_block *b, const wb
     int scheduled = b->len > 0 && in->mop != WT_OP_NONE;
     if (scheduled) ws_buf_printf(out, "  %4d  ", in->cycle);
     else ws_buf_puts(out, "    ");
+    if (in->iu) ws_buf_puts(out, "|| ");   /* the interface unit's */
     wb_format_ins(out, f, in, scheduled ? in->mop : in->op, NULL, NULL);
     if (in->line) ws_buf_printf(out, "  ; line %u", in->line);
     ws_buf_puts(out, "\n");

@@ -55,6 +55,7 @@ typedef struct wb_ins {
     uint32_t dvreg;       /* after allocation: the virtual register the destination was */
     int bundle_with;      /* operations of a block with the same nonzero number issue in one
                              bundle: they read one received word straight from its gate */
+    uint8_t iu;           /* Warp: issued by the interface unit beside the cells' bundle (iu.c) */
 } wb_ins;
 
 /* Parallel copies that a phi needs on the edge into succ (lowered by wb_lower_phis). */
@@ -80,7 +81,16 @@ typedef struct wb_block {
     int ii;               /* a pipelined kernel: its II (one iteration starts every ii bundles) */
 } wb_block;
 
-enum { WB_V_SPILLTEMP = 1 };  /* vreg flags */
+enum { WB_V_SPILLTEMP = 1, WB_V_IU = 2 };  /* vreg flags; WB_V_IU: an interface unit value, never spilled */
+
+/* Resources of a bundle: the cells' unit classes, then the interface unit's (the same
+ * bundle format: its operations follow `||`), then the IU link, which carries one
+ * word into the array a cycle (seed 002, section 3). */
+enum { WB_RES_IU = WT_NUCLASSES, WB_RES_LINK = 2 * WT_NUCLASSES, WB_NRES };
+static inline int wb_res(int mop, int iu) { return (int)wt_ops[mop].uclass + (iu ? WB_RES_IU : 0); }
+static inline int wb_res_slots(int r) { return r == WB_RES_LINK ? 1 : (int)wt_class_slots((wt_unit_class)(r % WT_NUCLASSES)); }
+/* Does the IU operation take the link (a word it feeds into the array)? */
+int wb_iu_feeds(const wb_ins *in);
 
 /* ---- Debug information (-g): where each W2 variable lives ---------------------
  *
@@ -208,6 +218,8 @@ typedef struct wb_mnode {
     wb_opnd lit[2 * WB_MNODE_OPS];
     int no_value;              /* writes no register (a store, a send, a host feed): issuing it later
                                   only keeps its sources in their registers longer */
+    int iu;                    /* its operations are the interface unit's (their own unit classes) */
+    int link;                  /* words it feeds through the IU link (at most one a clock) */
 } wb_mnode;
 
 /* issue(to) >= issue(from) + lat - II * dist */
@@ -386,6 +398,11 @@ void wb_fold_gates(wb_func *f);                              /* gates.c */
 void wb_layout(wb_func *f);                                  /* layout.c */
 void wb_coalesce(wb_func *f);                                /* coalesce.c */
 void wb_spill_calls(wb_func *f);                             /* spill.c */
+/* Warp: marks the operations the interface unit does (host loads into the feeds,
+ * host addresses and the data-independent sums they use; with twins, the IU gets
+ * copies of such sums the cells need too); 0, or -1 when the operations the
+ * pipeliner placed for the IU (`fixed` blocks) no longer can be. */
+int wb_split_iu(wb_func *f, int twins);                                  /* iu.c */
 void wb_spill_vregs(wb_func *f, const uint8_t *which);       /* spill.c */
 /* limit: live values the scheduler tries to stay under (a register count). */
 void wb_schedule(wb_func *f, int limit);                     /* sched.c */

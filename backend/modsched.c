@@ -32,7 +32,7 @@ static int op_cost(const wt_model *m, int op)
 
 int wb_res_mii(const wb_mgraph *g, const char **bound)
 {
-    int load[WT_NUCLASSES] = {0}, gate_ops = 0;
+    int load[WB_NRES] = {0}, gate_ops = 0;
     /* Operations with one class first, then each flexible one where it costs the
      * least relative to the class's slots. */
     for (int pass = 0; pass < 2; pass++)
@@ -40,10 +40,11 @@ int wb_res_mii(const wb_mgraph *g, const char **bound)
             for (int k = 0; k < g->node[i].nops; k++) {
                 int op = g->node[i].op[k], alt = g->node[i].alt[k];
                 if ((alt != WT_OP_NONE) != pass) continue;
-                int c = wt_ops[op].uclass;
+                int iu = g->node[i].iu;
+                int c = wb_res(op, iu);
                 if (alt != WT_OP_NONE) {
-                    int c2 = wt_ops[alt].uclass;
-                    int s1 = (int)wt_class_slots(c), s2 = (int)wt_class_slots(c2);
+                    int c2 = wb_res(alt, iu);
+                    int s1 = wb_res_slots(c), s2 = wb_res_slots(c2);
                     if ((load[c2] + op_cost(g->model, alt)) * s1 < (load[c] + op_cost(g->model, op)) * s2) {
                         op = alt;
                         c = c2;
@@ -51,14 +52,19 @@ int wb_res_mii(const wb_mgraph *g, const char **bound)
                 }
                 load[c] += op_cost(g->model, op);
             }
-    for (int i = 0; i < g->n; i++) gate_ops += g->node[i].gate_ops;
+    for (int i = 0; i < g->n; i++) {
+        gate_ops += g->node[i].gate_ops;
+        load[WB_RES_LINK] += g->node[i].link;
+    }
     int mii = 1;
     *bound = "none";
-    for (int c = 1; c < WT_NUCLASSES; c++) {
-        int need = load[c] ? ceil_div(load[c], (int)wt_class_slots(c)) : 0;
+    static const char *const iu_names[WT_NUCLASSES] = {"", "IU FA", "IU FM", "IU ALU", "IU MEM", "IU MV", "IU BR"};
+    for (int c = 1; c < WB_NRES; c++) {
+        if (c == WB_RES_IU) continue;
+        int need = load[c] ? ceil_div(load[c], wb_res_slots(c)) : 0;
         if (need > mii || (need == mii && load[c] && !strcmp(*bound, "none"))) {
             mii = need;
-            *bound = wt_unit_class_name(c);
+            *bound = c < WB_RES_IU ? wt_unit_class_name(c) : c == WB_RES_LINK ? "IU link" : iu_names[c - WB_RES_IU];
         }
     }
     unsigned per_clock = g->model->gate_ops_per_clock;
@@ -183,7 +189,7 @@ int wb_rec_cycle(const wb_mgraph *g, int rec, int *edges, int max)
 
 typedef struct mrt {
     int ii;
-    int (*used)[WT_NUCLASSES];
+    int (*used)[WB_NRES];
     int *gate;
     wb_opnd (*lit)[2];    /* per row: the literals in its fields, with how many nodes use each */
     int (*litn)[2];
@@ -215,17 +221,17 @@ static void lits_take(mrt *t, const wb_mnode *x, int r, int sign)
     }
 }
 
-static void take(const wb_mgraph *g, mrt *t, int op, int time, int sign)
+static void take(const wb_mgraph *g, mrt *t, int op, int iu, int time, int sign)
 {
-    int c = wt_ops[op].uclass, r = time % t->ii;
+    int c = wb_res(op, iu), r = time % t->ii;
     int ivl = wt_ops[op].interval[g->model->id];
     t->used[r][c] += sign;
-    for (int k = 1; k < ivl; k++) t->used[(r + k) % t->ii][c] += sign * (int)wt_class_slots(c);
+    for (int k = 1; k < ivl; k++) t->used[(r + k) % t->ii][c] += sign * wb_res_slots(c);
 }
 
-static int op_fits(const wb_mgraph *g, const mrt *t, int op, int time)
+static int op_fits(const wb_mgraph *g, const mrt *t, int op, int iu, int time)
 {
-    int c = wt_ops[op].uclass, r = time % t->ii, slots = (int)wt_class_slots(c);
+    int c = wb_res(op, iu), r = time % t->ii, slots = wb_res_slots(c);
     int ivl = wt_ops[op].interval[g->model->id];
     if (ivl > t->ii) return 0;
     if (t->used[r][c] + 1 > slots) return 0;
@@ -243,17 +249,19 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
     int r = time % t->ii;
     if (per_clock && x->gate_ops && t->gate[r] > 0 && t->gate[r] + x->gate_ops > (int)per_clock) return 0;
     if (x->nlit && !lits_fit(t, x, r)) return 0;
+    if (x->link && t->used[r][WB_RES_LINK] + x->link > wb_res_slots(WB_RES_LINK)) return 0;
     int k;
     for (k = 0; k < x->nops; k++) {
-        if (op_fits(g, t, x->op[k], time)) mop[k] = x->op[k];
-        else if (x->alt[k] != WT_OP_NONE && op_fits(g, t, x->alt[k], time)) mop[k] = x->alt[k];
+        if (op_fits(g, t, x->op[k], x->iu, time)) mop[k] = x->op[k];
+        else if (x->alt[k] != WT_OP_NONE && op_fits(g, t, x->alt[k], x->iu, time)) mop[k] = x->alt[k];
         else break;
-        take(g, t, mop[k], time, +1);
+        take(g, t, mop[k], x->iu, time, +1);
     }
     if (k < x->nops) {
-        while (k-- > 0) take(g, t, mop[k], time, -1);
+        while (k-- > 0) take(g, t, mop[k], x->iu, time, -1);
         return 0;
     }
+    t->used[r][WB_RES_LINK] += x->link;
     t->gate[r] += x->gate_ops;
     lits_take(t, x, r, +1);
     return 1;
@@ -261,7 +269,8 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
 
 static void node_remove(const wb_mgraph *g, mrt *t, int i, int time, const int *mop)
 {
-    for (int k = 0; k < g->node[i].nops; k++) take(g, t, mop[k], time, -1);
+    for (int k = 0; k < g->node[i].nops; k++) take(g, t, mop[k], g->node[i].iu, time, -1);
+    t->used[time % t->ii][WB_RES_LINK] -= g->node[i].link;
     t->gate[time % t->ii] -= g->node[i].gate_ops;
     lits_take(t, &g->node[i], time % t->ii, -1);
 }
@@ -273,6 +282,8 @@ static int collides(const wb_mgraph *g, int ii, int i, int time, int j, int jtim
     const wb_mnode *x = &g->node[i], *y = &g->node[j];
     if (g->model->gate_ops_per_clock && x->gate_ops && y->gate_ops && time % ii == jtime % ii) return 1;
     if (x->nlit && y->nlit && time % ii == jtime % ii) return 1;
+    if (x->link && y->link && time % ii == jtime % ii) return 1;
+    if (x->iu != y->iu) return 0;
     for (int a = 0; a < x->nops; a++) {
         int rows_a = wt_ops[x->op[a]].interval[g->model->id];
         for (int b = 0; b < y->nops; b++) {

@@ -309,6 +309,9 @@ int wb_regalloc(wb_func *f)
                     if (wb_is_vreg(in->s[s])) fixed[in->s[s].v] = 1;
             }
         }
+        /* The IU's values have no memory to go to (it has none). */
+        for (int v = 1; v < nv; v++)
+            if (f->vflags[v] & WB_V_IU) fixed[v] = 1;
         int any = 0;
         for (int v = 1; v < nv; v++) {
             if (!failed[v]) continue;

@@ -100,10 +100,10 @@ static int distance(const node *a, const node *b, int b_is_term)
 }
 
 typedef struct bundle_state {
-    int used[WT_NUCLASSES];
-    wb_opnd lits[2];
+    int used[WB_NRES];    /* the cells' units, the interface unit's, its link */
+    wb_opnd lits[2];      /* shared with the IU's bundle, which has fields of its own (a simplification) */
     int nlits;
-    int busy_from[WT_NUCLASSES], busy_until[WT_NUCLASSES];   /* a divide's unit, [from, until) */
+    int busy_from[WB_NRES], busy_until[WB_NRES];   /* a divide's unit, [from, until) */
     wt_bundle_use gates;  /* the gate operations of the bundle (target's resource model) */
 } bundle_state;
 
@@ -140,10 +140,11 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
     } else {
         choices[nc++] = in->op;
     }
+    if (wb_iu_feeds(in) && st->used[WB_RES_LINK] >= wb_res_slots(WB_RES_LINK)) return 0;
     for (int c = 0; c < nc; c++) {
-        wt_unit_class uc = wt_ops[choices[c]].uclass;
+        int uc = wb_res(choices[c], in->iu);
         int busy = st->busy_from[uc] < t && t < st->busy_until[uc];
-        if (st->used[uc] < (int)wt_class_slots(uc) && !busy) {
+        if (st->used[uc] < wb_res_slots(uc) && !busy) {
             *mop = choices[c];
             return 1;
         }
@@ -153,8 +154,9 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
 
 static void take(const wb_func *f, bundle_state *st, const node *n, int t, int mop)
 {
-    wt_unit_class uc = wt_ops[mop].uclass;
+    int uc = wb_res(mop, n->in->iu);
     st->used[uc]++;
+    if (wb_iu_feeds(n->in)) st->used[WB_RES_LINK]++;
     wb_add_gate_ops(&st->gates, n->in);
     for (int k = 0; k < wb_nsrc(n->in->op); k++) {
         wb_opnd s = n->in->s[k];
@@ -545,13 +547,13 @@ static int far_pop(far_heap *h, const node *nodes)
     return top;
 }
 
-/* One heap per unit class (and one for copies, which take either of two): a
- * bundle whose class is full skips the whole heap at once. */
-enum { NFAR = WT_NUCLASSES + 1 };
+/* One heap per unit class of the cells and of the IU (and one each for copies,
+ * which take either of two): a bundle whose class is full skips the whole heap at once. */
+enum { NFAR = WB_NRES + 2 };
 
 static int far_bucket(const wb_ins *in)
 {
-    return in->op == WB_COPY ? WT_NUCLASSES : (int)wt_ops[in->op].uclass;
+    return in->op == WB_COPY ? WB_NRES + (in->iu != 0) : wb_res(in->op, in->iu);
 }
 
 static void avail_insert(int *avail, int *navail, int i)
@@ -680,7 +682,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr, access_t
                  * operation that defines nothing is never far: a send, a store) or
                  * nothing near fits. */
                 int tried[FAR_TRIES], ntried = 0, top;
-                if (c < WT_NUCLASSES && st.used[c] >= (int)wt_class_slots((wt_unit_class)c)) continue;
+                if (c < WB_RES_LINK && st.used[c] >= wb_res_slots(c)) continue;
                 while (ntried < FAR_TRIES && (top = far_top(&far[c], nodes)) >= 0 &&
                        (calm < 0 || far_before(nodes, top, calm))) {
                     int i = far_pop(&far[c], nodes), mop;

@@ -301,7 +301,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
     ws_buf c = {0};
     swp_info_head(&L, &c);
     if (ok) {
-        int count[WT_NUCLASSES], gops;
+        int count[WB_NRES], gops;
         swp_class_counts(&L, &B.g, count, &gops);
         if (L.const_n) ws_buf_printf(&c, "        ;*      Known trip count                 : %d\n", L.n);
         else ws_buf_puts(&c, "        ;*      Known trip count                 : none (computed on entry)\n");
@@ -319,6 +319,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
         for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4u", wt_class_slots((wt_unit_class)k));
         if (f->model->gate_ops_per_clock) ws_buf_printf(&c, " %u\n", f->model->gate_ops_per_clock);
         else ws_buf_puts(&c, " -\n");
+        swp_info_iu(&L, count, &c);
         ws_buf_puts(&c, "        ;*\n");
         ws_buf_puts(&c, "        ;*      Searching for software pipeline schedule at ...\n");
         swp_info_tried(&c, tried.data);

@@ -163,7 +163,9 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
 unsigned swp_loop_line(const wb_block *b);
 void swp_info_tail(ws_buf *c);
 void swp_report(const loop *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void swp_class_counts(const loop *L, const wb_mgraph *g, int count[WT_NUCLASSES], int *gate_ops);
+void swp_class_counts(const loop *L, const wb_mgraph *g, int count[WB_NRES], int *gate_ops);
+/* Warp: what the interface unit does an iteration, and the host operations left on the cells. */
+void swp_info_iu(const loop *L, const int count[WB_NRES], ws_buf *c);
 void swp_info_head(const loop *L, ws_buf *c);
 void swp_info_tried(ws_buf *c, const char *tried);
 void swp_memory_notes(const loop *L, ws_buf *c);

@@ -33,12 +33,16 @@ void swp_report(const loop *L, const char *fmt, ...)
     ws_buf_printf(L->o->report, "%s\n", buf);
 }
 
-/* Operations of each unit class in one iteration, as scheduled. */
-void swp_class_counts(const loop *L, const wb_mgraph *g, int count[WT_NUCLASSES], int *gate_ops)
+/* Operations of each unit class in one iteration, as scheduled: the cells', then
+ * the interface unit's (wb_res). */
+void swp_class_counts(const loop *L, const wb_mgraph *g, int count[WB_NRES], int *gate_ops)
 {
-    memset(count, 0, sizeof *count * WT_NUCLASSES);
+    memset(count, 0, sizeof *count * WB_NRES);
     for (int i = 0; i < L->nop; i++)
-        if (L->op[i].live) count[wt_ops[L->op[i].mop].uclass]++;
+        if (L->op[i].live) {
+            count[wb_res(L->op[i].mop, L->op[i].in.iu)]++;
+            count[WB_RES_LINK] += wb_iu_feeds(&L->op[i].in);
+        }
     *gate_ops = 0;
     for (int i = 0; i < g->n; i++) *gate_ops += g->node[i].gate_ops;
 }
@@ -71,4 +75,32 @@ void swp_memory_notes(const loop *L, ws_buf *c)
     for (int i = 0; i < L->ncheck; i++)
         ws_buf_printf(c, "        ;*      Checked on entry                 : two addresses %s N*%lld bytes apart "
                       "(else the original loop runs)\n", "at least", (long long)(L->check[i].step < 0 ? -L->check[i].step : L->check[i].step));
+}
+
+void swp_info_iu(const loop *L, const int count[WB_NRES], ws_buf *c)
+{
+    int any = 0;
+    for (int k = 1; k < WT_NUCLASSES; k++) any |= count[WB_RES_IU + k] > 0;
+    if (L->f->model->id != WT_MODEL_WARP || !any) return;
+    /* Host operations a cell still issues: constant feeds (the end cell makes them,
+     * iu.c), and any host load or address whose sources come from the cells. */
+    int feeds = 0, constant = 0, addresses = 0, loads = 0;
+    for (int i = 0; i < L->nop; i++) {
+        const wb_ins *in = &L->op[i].in;
+        if (!L->op[i].live || in->iu) continue;
+        if (in->op == WT_OP_HLD) loads++;
+        if (!wb_has_dest(in->op) || in->d.kind != WB_O_REG) continue;
+        if (wt_opnd_is_feed(in->d.v)) {
+            feeds++;
+            if (in->op == WB_COPY || in->op == WT_OP_MV || in->op == WT_OP_MOV)
+                constant += wb_is_lit(in->s[0]) || (in->s[0].kind == WB_O_REG && in->s[0].v == 0);
+        }
+        if (wt_opnd_is_addr(in->d.v)) addresses++;
+    }
+    ws_buf_puts(c, "        ;*      Interface unit an iteration      :");
+    for (int k = 1; k < WT_NUCLASSES; k++)
+        if (count[WB_RES_IU + k]) ws_buf_printf(c, " %s %d", wt_unit_class_name((wt_unit_class)k), count[WB_RES_IU + k]);
+    ws_buf_printf(c, " link %d (one word a clock)\n", count[WB_RES_LINK]);
+    ws_buf_printf(c, "        ;*      Host operations on the cells     : %d feeds (%d constant), %d host loads, "
+                  "%d host addresses\n", feeds, constant, loads, addresses);
 }

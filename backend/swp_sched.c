@@ -201,7 +201,8 @@ int swp_spill_invariant(loop *L, int ii, uint64_t **after, ws_buf *log)
 {
     int mem = 0;
     for (int i = 0; i < L->nop; i++)
-        if (L->op[i].live && wt_ops[L->op[i].in.op == WB_COPY ? WT_OP_MV : L->op[i].in.op].uclass == WT_UC_MEM &&
+        if (L->op[i].live && !L->op[i].in.iu &&
+            wt_ops[L->op[i].in.op == WB_COPY ? WT_OP_MV : L->op[i].in.op].uclass == WT_UC_MEM &&
             L->op[i].in.op != WT_OP_LEA)
             mem++;
     int best = 0, best_uses = 0;
@@ -210,7 +211,8 @@ int swp_spill_invariant(loop *L, int ii, uint64_t **after, ws_buf *log)
         if (!x->live || x->reload_for >= 0) continue;
         for (int k = 0; k < wb_nsrc(x->in.op); k++) {
             wb_opnd s = x->in.s[k];
-            if (!wb_is_vreg(s) || is_body_value(L, s) || (int)s.v == best) continue;
+            /* an IU value has no cell memory to wait in */
+            if (!wb_is_vreg(s) || is_body_value(L, s) || (int)s.v == best || (L->f->vflags[s.v] & WB_V_IU)) continue;
             int uses = 0;
             for (int j = 0; j < L->nop; j++) uses += L->op[j].live && reads_value(&L->op[j], (int)s.v);
             if (!best || uses < best_uses) {

@@ -169,7 +169,8 @@ static void add_to_bundle(verifier *V, const wb_block *b, const wb_ins *in, wt_b
     int dst = in->d.kind == WB_O_REG ? (int)in->d.v : -1;
     wt_unit_class uc = wt_ops[in->mop].uclass;
     if (wt_bundle_add(use, uc, dst, srcs, nsrc) != 0)
-        fault(V, b, in, "no free %s slot in the bundle at clock %d", wt_unit_class_name(uc), in->cycle);
+        fault(V, b, in, "no free %s%s slot in the bundle at clock %d", in->iu ? "interface unit " : "",
+              wt_unit_class_name(uc), in->cycle);
 }
 
 /* Operations grouped by clock: each clock's operations must fit one bundle. */
@@ -191,12 +192,16 @@ static void check_bundles(verifier *V, const wb_block *b)
         if (in->cycle >= 0 && in->cycle < b->len) byclock[start[in->cycle] + count[in->cycle]++] = i;
     }
     for (int c = 0; c < b->len && !V->failed; c++) {
-        wt_bundle_use use = {0};
+        wt_bundle_use use[2];   /* the cells' part and the interface unit's */
         wb_opnd lits[2];
-        int nlits = 0;
+        int nlits = 0, link = 0;
+        memset(use, 0, sizeof use);
         for (int k = start[c]; k < start[c + 1]; k++) {
             int i = byclock[k];
-            add_to_bundle(V, b, i < b->nins ? &b->ins[i] : &b->term, &use, lits, &nlits);
+            const wb_ins *in = i < b->nins ? &b->ins[i] : &b->term;
+            add_to_bundle(V, b, in, &use[in->iu != 0], lits, &nlits);
+            if ((link += wb_iu_feeds(in)) > 1)
+                fault(V, b, in, "a second word through the interface unit's link in the bundle at clock %d", in->cycle);
         }
     }
     free(count);

@@ -31,6 +31,9 @@ typedef struct wb_options {
     int opt_level;          /* 0..3 */
     int debug_info;         /* -g: emit .loc and keep variables findable */
     int no_swp;             /* -fno-swp: no software pipelining */
+    int iu;                 /* -fiu: on Warp, host loads, host addresses and their sums go to
+                               the interface unit (not yet the default: the pipeliner's
+                               loops keep them on the cells) */
     int no_flow_control;    /* -fno-flow-control: on Warp, leave the cells' timing to the
                                queues at run time (no `.flowctl`, skew 0) */
     ws_buf *swp_report;     /* if set, one line per innermost loop (-Rpass=swp):

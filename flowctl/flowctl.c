@@ -41,7 +41,7 @@ typedef struct fop {
 } fop;
 
 typedef struct fbundle {
-    fop ops[WT_NSLOTS];       /* stores last, as the simulator orders them */
+    fop ops[2 * WT_NSLOTS];   /* stores last, as the simulator orders them; the IU's feeds before them */
     uint8_t nops, bad, gate_rd, clocks, reads_cid;
     uint16_t target;
     uint32_t imm[2];
@@ -110,9 +110,21 @@ static void decode(const wfc_program *p, uint32_t pc, fbundle *b)
         if (o.kind == WT_K_STORE) stores[nstores++] = o;
         else b->ops[b->nops++] = o;
     }
+    /* The IU's feeds: words from the host (unknown), landing after the operation's latency. */
+    unsigned iu_words = 0;
+    for (unsigned s = 0; p->iu_code && s < WT_NSLOTS; s++) {
+        const wt_slot *sl = &p->iu_code[pc].slot[s];
+        if (sl->op == WT_OP_NONE || sl->op >= WT_NOPS || !wt_op_has_dest((wt_op)sl->op) || !wt_opnd_is_feed(sl->opnd[0]))
+            continue;
+        const wt_op_info *info = &wt_ops[sl->op];
+        b->ops[b->nops++] = (fop){.op = (uint8_t)sl->op, .kind = WT_K_HLOAD, .slot = (uint8_t)s,
+                                  .lat = info->latency[m->id], .ivl = 1, .dst = sl->opnd[0]};
+        iu_words++;
+    }
     for (unsigned i = 0; i < nstores; i++) b->ops[b->nops++] = stores[i];
     wt_bundle_use use = wt_insn_use(in);
     b->clocks = (uint8_t)wt_bundle_clocks(m, &use);
+    if (iu_words > b->clocks) b->clocks = (uint8_t)iu_words;
 }
 
 /* The value of a pure operation: the expression from warp_ops.def, as the

@@ -26,6 +26,10 @@ typedef struct wfc_program {
     const wt_model *model;
     const wt_insn *code;
     uint32_t ncode, entry;
+    /* The interface unit's bundles, parallel to code (NULL: none): bundle pc's host
+     * feeds fill the end cell's queues as it issues its own bundle pc, and more than
+     * one word holds that cell a clock each (the IU link's word a cycle). */
+    const wt_insn *iu_code;
     const uint8_t *data;        /* initial data memory from address 0 (the rest is 0) */
     uint32_t data_size;
     int first_cell, last_cell;

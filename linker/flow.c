@@ -176,8 +176,14 @@ int wld_flow_control(const wld_obj *objs, size_t n, const wt_model *M, uint32_t 
         L.files[L.nfiles++] = img->warp_files.data + off;
     }
     collect_gates(objs, n, &L);
+    wt_insn *iu_code = NULL;
+    if (img->warp_iu.len == (size_t)ncode * WT_BUNDLE_BYTES && ncode) {
+        iu_code = ws_xcalloc(ncode, sizeof *iu_code);
+        for (uint32_t i = 0; i < ncode; i++)
+            wt_decode((const uint8_t *)img->warp_iu.data + (size_t)i * WT_BUNDLE_BYTES, &iu_code[i]);
+    }
     wfc_program p = {
-        .model = M, .code = code, .ncode = ncode, .entry = entry / WT_BUNDLE_BYTES,
+        .model = M, .code = code, .ncode = ncode, .entry = entry / WT_BUNDLE_BYTES, .iu_code = iu_code,
         .data = (const uint8_t *)img->data.data, .data_size = (uint32_t)img->data.len,
         .first_cell = (int)first, .last_cell = (int)last,
         .position = position, .where = where, .object = object, .ctx = &L,
@@ -198,5 +204,6 @@ int wld_flow_control(const wld_obj *objs, size_t n, const wt_model *M, uint32_t 
     free(L.object);
     free(L.gates);
     free(code);
+    free(iu_code);
     return rc;
 }

@@ -35,6 +35,7 @@ typedef struct driver {
     int werror;
     int nostartfiles;
     int no_swp;            /* -fno-swp */
+    int iu;                /* -fiu */
     int no_flow_control;   /* -fno-flow-control */
     int remark_swp;        /* -Rpass=swp */
     unsigned print_before, print_after;  /* -print-before=PASS ..., bit 1 << wb_pass */
@@ -66,6 +67,9 @@ static void usage(FILE *out)
             "  -Werror           treat warnings as errors\n"
             "  -nostartfiles     do not link crt0.o\n"
             "  -fno-swp          do not software-pipeline loops (at -O1 and up they are)\n"
+            "  -fiu              on -mcpu=warp, give host loads, host addresses and their\n"
+            "                    sums to the interface unit (after `||`; not yet in\n"
+            "                    pipelined loops)\n"
             "  -fno-flow-control on -mcpu=warp, do not time the cells at compile time: skew 0,\n"
             "                    and cells wait for their queues at run time as on iWarp\n"
             "                    (for programs whose I/O depends on data; the Warp could not)\n"
@@ -228,7 +232,7 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
     }
     ws_buf remarks = {0};
     wb_options bopts = {.model = d->model, .opt_level = d->opt_level, .debug_info = d->debug_info,
-                        .no_swp = d->no_swp, .no_flow_control = d->no_flow_control, .swp_report = d->remark_swp ? &remarks : NULL,
+                        .no_swp = d->no_swp, .iu = d->iu, .no_flow_control = d->no_flow_control, .swp_report = d->remark_swp ? &remarks : NULL,
                         .print_before = d->print_before, .print_after = d->print_after,
                         .verify_each = d->verify_each};
     int brc = wb_emit_assembly(m, &bopts, &asm_text, err, sizeof err);
@@ -448,6 +452,10 @@ static int parse_args(driver *d, int argc, char **argv)
             d->no_swp = 1;
         } else if (strcmp(a, "-fswp") == 0) {
             d->no_swp = 0;
+        } else if (strcmp(a, "-fno-iu") == 0) {
+            d->iu = 0;
+        } else if (strcmp(a, "-fiu") == 0) {
+            d->iu = 1;
         } else if (strcmp(a, "-fno-flow-control") == 0) {
             d->no_flow_control = 1;
         } else if (strcmp(a, "-fflow-control") == 0) {

@@ -321,20 +321,30 @@ static void add_read(reads *r, const char *s)
 
 static int check_bundle(checker *c, char *line, int lineno)
 {
-    cop ops[WT_NSLOTS + 2];
-    int nops = 0;
-    if (strcmp(line, "nop") != 0) {
-        for (char *part = line;;) {
+    /* The Warp interface unit's operations follow `||`: units of their own, its own
+     * registers (the backend allocates the two together, so one file models both). */
+    cop ops[2 * WT_NSLOTS + 2];
+    int nops = 0, ncell = -1;
+    char *iu = strstr(line, " || ");
+    if (iu) {
+        *iu = 0;
+        iu += 4;
+    }
+    for (int part_of = 0; part_of < 2; part_of++) {
+        char *text = part_of ? iu : line;
+        if (part_of) ncell = nops;
+        if (!text || strcmp(text, "nop") == 0) continue;
+        for (char *part = text;;) {
             char *bar = strstr(part, " | ");
             if (bar) *bar = 0;
-            if (nops == WT_NSLOTS) return bad(c, lineno, "more operations than slots");
+            if (nops - (part_of ? ncell : 0) == WT_NSLOTS) return bad(c, lineno, "more operations than slots");
             if (parse_op(trim(part), &ops[nops]) < 0) return bad(c, lineno, "cannot read '%s'", part);
             nops++;
             if (!bar) break;
             part = bar + 3;
         }
     }
-    int used[WT_NUCLASSES] = {0};
+    int used[2 * WT_NUCLASSES] = {0};
     char lits[8][40];
     int nlits = 0, branch = 0;
     unsigned gate_readers[4] = {0};
@@ -342,7 +352,7 @@ static int check_bundle(checker *c, char *line, int lineno)
     memset(rd, 0, sizeof rd);
     for (int i = 0; i < nops; i++) {
         const wt_op_info *info = &wt_ops[ops[i].op];
-        used[info->uclass]++;
+        used[info->uclass + (i >= ncell ? WT_NUCLASSES : 0)]++;
         /* A pipelined kernel's dbnz leaves work in flight for the next pass or
          * the epilogue that follows it (the allocator keeps those registers). */
         branch |= info->uclass == WT_UC_BR && ops[i].op != WT_OP_DBNZ;
@@ -383,10 +393,10 @@ static int check_bundle(checker *c, char *line, int lineno)
         for (int q = 0; q < 4; q++)
             if (rd[i].gates >> q & 1) gate_readers[q]++;
     }
-    for (int uc = 1; uc < WT_NUCLASSES; uc++)
-        if (used[uc] > (int)wt_class_slots((wt_unit_class)uc))
-            return bad(c, lineno, "%d %s operations, %u slots", used[uc], wt_unit_class_name((wt_unit_class)uc),
-                       wt_class_slots((wt_unit_class)uc));
+    for (int uc = 1; uc < 2 * WT_NUCLASSES; uc++)
+        if (used[uc] > (int)wt_class_slots((wt_unit_class)(uc % WT_NUCLASSES)))
+            return bad(c, lineno, "%d %s operations, %u slots", used[uc],
+                       wt_unit_class_name((wt_unit_class)(uc % WT_NUCLASSES)), wt_class_slots((wt_unit_class)(uc % WT_NUCLASSES)));
     if (nlits > 2) return bad(c, lineno, "%d distinct literals", nlits);
     /* Several operations may name one input gate: the bundle dequeues it once and
      * all of them see the word (docs/design.md, operand space). */
@@ -500,7 +510,7 @@ enum { SIM_MEM = 1 << 16, SIM_HOST = 1 << 16, SIM_Q = 4096, SIM_MAX_CLOCKS = 400
 
 typedef struct sim_src { int lit; unsigned code; uint32_t val; } sim_src;
 typedef struct sim_op { wt_op op; unsigned d; sim_src s[4]; int target; } sim_op;
-typedef struct sim_bundle { sim_op ops[WT_NSLOTS]; int n; } sim_bundle;
+typedef struct sim_bundle { sim_op ops[2 * WT_NSLOTS]; int n; } sim_bundle;
 typedef struct sim_sym { char name[64]; uint32_t addr; } sim_sym;
 typedef struct sim_q { uint32_t w[SIM_Q]; int head, tail; } sim_q;
 typedef struct sim_write { uint64_t time; int kind; unsigned code; uint32_t addr, val; } sim_write;
@@ -679,6 +689,13 @@ static int sim_load(sim *s, const char *text)
                     }
                     sim_bundle *b = &s->code[s->ncode++];
                     b->n = 0;
+                    /* The interface unit's part (after `||`) runs in the same clock; its
+                     * registers never hold a cell's live value (one allocation). */
+                    char *iu = strstr(l, " || ");
+                    if (iu) {
+                        memmove(iu + 2, iu + 3, strlen(iu + 3) + 1);   /* one more " | " part */
+                        if (strncmp(l, "nop | ", 6) == 0) l += 6;
+                    }
                     if (strcmp(l, "nop") != 0)
                         for (char *part = l;;) {
                             char *bar = strstr(part, " | ");
