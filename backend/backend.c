@@ -131,7 +131,7 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
     if (rc == 0) rc = run(&pr, WB_PASS_GATES, wb_fold_gates);
     if (rc == 0) rc = run(&pr, WB_PASS_LAYOUT, wb_layout);
     if (rc == 0) rc = run(&pr, WB_PASS_COALESCE, wb_coalesce);
-    if (rc == 0 && *use_iu) wb_split_iu(f, 1);
+    if (rc == 0 && *use_iu) wb_split_iu(f, *use_iu == 2);
     if (rc == 0 && opts->opt_level > 0) {
         wb_swp_options so = {!opts->no_swp, swp_disabled, wb_source_file(mod), squeeze, report};
         before(&pr, WB_PASS_SWP);
@@ -139,9 +139,11 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
         rc = after(&pr, WB_PASS_SWP);
     }
     /* The pipeliner's copies join the side of the values they copy; should one of
-     * its kernels' IU operations now need a cell value, compile again without the IU. */
+     * its kernels' IU operations now need a cell value, compile again without the
+     * IU's twins (the pipeliner rewrites a loop's addresses from the cells' index),
+     * then without the IU. */
     if (rc == 0 && *use_iu && wb_split_iu(f, 0) != 0) {
-        *use_iu = 0;
+        (*use_iu)--;
         wb_func_free(f);
         return 1;
     }
@@ -194,14 +196,14 @@ static int compile_function(wb_module *mod, LLVMValueRef fn, const wb_options *o
      * next attempt (so it spills or overlaps fewer iterations); after that, the
      * function is compiled without pipelining. */
     ws_buf report = {0};
-    int rc = 1, use_iu = opts->model->id == WT_MODEL_WARP && opts->iu;
+    int rc = 1, use_iu = opts->model->id == WT_MODEL_WARP && opts->iu ? 2 : 0;   /* 2: with twins */
     for (int attempt = 0; rc == 1; attempt++) {
         report.len = 0;
         const char *disabled = attempt == SQUEEZE_ATTEMPTS ? "register allocation failed in the pipelined loop" : NULL;
         int had_iu = use_iu;
         rc = compile_once(mod, fn, opts, disabled, attempt * SQUEEZE_STEP, &use_iu, text, frames, &report, bundles,
                           frame_bytes);
-        if (rc == 1 && had_iu && !use_iu) attempt--;   /* the same attempt again, all on the cells */
+        if (rc == 1 && had_iu != use_iu) attempt--;   /* the same attempt again, with less on the IU */
     }
     if (opts->swp_report && report.len) ws_buf_append(opts->swp_report, report.data, report.len);
     ws_buf_free(&report);
