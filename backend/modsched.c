@@ -27,7 +27,7 @@ static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 static int op_cost(const wt_model *m, int op)
 {
     int ivl = wt_ops[op].interval[m->id];
-    return ivl > 1 ? 1 + (ivl - 1) * (int)wt_class_slots(wt_ops[op].uclass) : 1;
+    return ivl > 1 ? 1 + (ivl - 1) * (int)wt_class_issue(m, wt_ops[op].uclass) : 1;
 }
 
 int wb_res_mii(const wb_mgraph *g, const char **bound)
@@ -43,7 +43,7 @@ int wb_res_mii(const wb_mgraph *g, const char **bound)
                 int c = wt_ops[op].uclass;
                 if (alt != WT_OP_NONE) {
                     int c2 = wt_ops[alt].uclass;
-                    int s1 = (int)wt_class_slots(c), s2 = (int)wt_class_slots(c2);
+                    int s1 = (int)wt_class_issue(g->model, c), s2 = (int)wt_class_issue(g->model, c2);
                     if ((load[c2] + op_cost(g->model, alt)) * s1 < (load[c] + op_cost(g->model, op)) * s2) {
                         op = alt;
                         c = c2;
@@ -55,7 +55,7 @@ int wb_res_mii(const wb_mgraph *g, const char **bound)
     int mii = 1;
     *bound = "none";
     for (int c = 1; c < WT_NUCLASSES; c++) {
-        int need = load[c] ? ceil_div(load[c], (int)wt_class_slots(c)) : 0;
+        int need = load[c] ? ceil_div(load[c], (int)wt_class_issue(g->model, c)) : 0;
         if (need > mii || (need == mii && load[c] && !strcmp(*bound, "none"))) {
             mii = need;
             *bound = wt_unit_class_name(c);
@@ -220,12 +220,12 @@ static void take(const wb_mgraph *g, mrt *t, int op, int time, int sign)
     int c = wt_ops[op].uclass, r = time % t->ii;
     int ivl = wt_ops[op].interval[g->model->id];
     t->used[r][c] += sign;
-    for (int k = 1; k < ivl; k++) t->used[(r + k) % t->ii][c] += sign * (int)wt_class_slots(c);
+    for (int k = 1; k < ivl; k++) t->used[(r + k) % t->ii][c] += sign * (int)wt_class_issue(g->model, c);
 }
 
 static int op_fits(const wb_mgraph *g, const mrt *t, int op, int time)
 {
-    int c = wt_ops[op].uclass, r = time % t->ii, slots = (int)wt_class_slots(c);
+    int c = wt_ops[op].uclass, r = time % t->ii, slots = (int)wt_class_issue(g->model, c);
     int ivl = wt_ops[op].interval[g->model->id];
     if (ivl > t->ii) return 0;
     if (t->used[r][c] + 1 > slots) return 0;

@@ -13,7 +13,7 @@
  *     a bundle (two reads of it are two words);
  *   - the terminator issues when everything else of the block has completed or
  *     completes with it, so that no write lands in the next block's time.
- * Resources per bundle: the unit classes' slots (wt_class_slots), at most two
+ * Resources per bundle: the unit classes' slots a clock (wt_class_issue), at most two
  * distinct literals (IMM0, IMM1), one branch (the BR class has one slot); a
  * non-pipelined operation (issue interval > 1) keeps its class busy; on iWarp, no
  * more gate operations than the model's gate_ops_per_clock (as target/ counts
@@ -143,7 +143,7 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
     for (int c = 0; c < nc; c++) {
         wt_unit_class uc = wt_ops[choices[c]].uclass;
         int busy = st->busy_from[uc] < t && t < st->busy_until[uc];
-        if (st->used[uc] < (int)wt_class_slots(uc) && !busy) {
+        if (st->used[uc] < (int)wt_class_issue(f->model, uc) && !busy) {
             *mop = choices[c];
             return 1;
         }
@@ -680,7 +680,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr, access_t
                  * operation that defines nothing is never far: a send, a store) or
                  * nothing near fits. */
                 int tried[FAR_TRIES], ntried = 0, top;
-                if (c < WT_NUCLASSES && st.used[c] >= (int)wt_class_slots((wt_unit_class)c)) continue;
+                if (c < WT_NUCLASSES && st.used[c] >= (int)wt_class_issue(f->model, (wt_unit_class)c)) continue;
                 while (ntried < FAR_TRIES && (top = far_top(&far[c], nodes)) >= 0 &&
                        (calm < 0 || far_before(nodes, top, calm))) {
                     int i = far_pop(&far[c], nodes), mop;

@@ -316,7 +316,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
         ws_buf_puts(&c, " gate\n        ;*        operations an iteration        :");
         for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4d", count[k]);
         ws_buf_printf(&c, " %d\n        ;*        slots a clock                  :", gops);
-        for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4u", wt_class_slots((wt_unit_class)k));
+        for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4u", wt_class_issue(f->model, (wt_unit_class)k));
         if (f->model->gate_ops_per_clock) ws_buf_printf(&c, " %u\n", f->model->gate_ops_per_clock);
         else ws_buf_puts(&c, " -\n");
         ws_buf_puts(&c, "        ;*\n");

@@ -495,7 +495,7 @@ void swp_fuse_gate_reads(loop *L, const uint64_t *live_after)
         /* slots the bundle has left: the receive's copy (if it stays) takes a
          * crossbar move or an ALU, as may any copy */
         int room[WT_NUCLASSES];
-        for (int c = 0; c < WT_NUCLASSES; c++) room[c] = (int)wt_class_slots((wt_unit_class)c);
+        for (int c = 0; c < WT_NUCLASSES; c++) room[c] = (int)wt_class_issue(L->f->model, (wt_unit_class)c);
         int flex = room[WT_UC_MV] + room[WT_UC_ALU] - 1;
         for (int j = 0; j < L->nop; j++) {
             const bop *x = &L->op[j];

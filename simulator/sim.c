@@ -98,6 +98,20 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
                 agent |= wt_opnd_is_pgate(o) || wt_opnd_is_ctl(o);
                 break;
             }
+            case 'D':
+            case 'A':
+            case 'B': {
+                unsigned sub = (unsigned)wt_sig_subfield(*p), o = sl->opnd[sub];
+                if (!wt_opnd_is_pair(o)) {
+                    b->bad = WSIM_BAD_UNDEFINED;
+                    break;
+                }
+                if (*p == 'D') d.dst = (uint8_t)o;
+                else if (*p == 'A') d.a = (uint8_t)o;
+                else d.b = (uint8_t)o;
+                d.pair |= (uint8_t)(*p == 'A' ? 1 : *p == 'B' ? 2 : 4);
+                break;
+            }
             case 'a': d.a = take_src(b, sl->opnd[1]); break;
             case 'b': d.b = take_src(b, sl->opnd[2]); break;
             case 'c': d.c = take_src(b, sl->opnd[3]); break;
@@ -114,6 +128,7 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
             default: break;
             }
         }
+        if (d.kind == WT_K_DOUBLE && !m->double_precision) b->bad = WSIM_BAD_NO_DOUBLE;
         if (d.kind == WT_K_COMM) {
             agent = 1;
             if (wt_op_marker((wt_op)d.op) != WT_MARK_DATA && wsim_gate_of(d.dst) < 0)
@@ -137,6 +152,11 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
     wt_bundle_use use = wt_insn_use(in);
     b->clocks = (uint8_t)wt_bundle_clocks(m, &use);
     unsigned ev = b->clocks > 1 ? b->clocks : 0;
+    /* A gate's bus frees a word's time after the bundle: the cell wakes then. */
+    for (unsigned g = 0; m->gate_word_clocks && g < WSIM_NGATES; g++) {
+        unsigned words = (b->gate_rd >> g & 1) > b->out_n[g] ? 1 : b->out_n[g];
+        if (words * m->gate_word_clocks > ev) ev = words * m->gate_word_clocks;
+    }
     for (unsigned i = 0; i < b->nops; i++) {
         wsim_dop *d = &b->ops[i];
         d->tag = d->kind == WT_K_COMM ? (uint8_t)wt_op_marker((wt_op)d->op) : WT_MARK_DATA;
@@ -197,9 +217,11 @@ static unsigned wheel_capacity(const wt_model *m, unsigned *max_latency)
             unsigned lat = wt_ops[op].latency[m->id];
             if (lat > maxlat) maxlat = lat;
             if (wt_ops[op].uclass != wt_slot_layouts[s].uclass || !wt_op_has_dest((wt_op)op)) continue;
-            if (!seen[lat]) {
-                seen[lat] = 1;
-                cap++;
+            /* a double's result is two writes */
+            uint8_t writes = strchr(wt_ops[op].sig, 'D') ? 2 : 1;
+            if (seen[lat] < writes) {
+                cap += writes - seen[lat];
+                seen[lat] = writes;
             }
         }
     }
@@ -328,6 +350,7 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
     s->wheel_mask = wheel_slots - 1;
     s->qcap = m->queue_words;
     s->link = m->link_latency;
+    s->gate_clocks = m->gate_word_clocks;
     s->host_size = p->host_size;
     s->host = ws_xcalloc(p->host_size ? p->host_size : 1, 1);
     s->msg = ws_xstrdup("");
@@ -610,6 +633,32 @@ static __attribute__((noinline)) int comm_op(wsim *s, int k, uint32_t pc, unsign
     return -1;
 }
 
+/* iWarp: is the internal bus of a gate the bundle reads or writes still carrying
+ * its last word (one every gate_word_clocks)? */
+static inline int gate_bus_busy(const wsim_cell *c, const wsim_bundle *b, uint64_t t)
+{
+    for (unsigned m = b->gate_rd; m; m &= m - 1)
+        if (c->gate_free[0][lowest(m)] > t) return 1;
+    for (unsigned m = b->out_mask; m; m &= m - 1)
+        if (c->gate_free[1][lowest(m)] > t) return 1;
+    return 0;
+}
+
+/* The value of a double-precision operation (WT_K_DOUBLE) from its 64-bit sources. */
+static __attribute__((noinline)) uint64_t double_value(unsigned op, uint64_t A, uint64_t B)
+{
+    const uint64_t C = 0;
+    (void)C;
+    switch (op) {
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem) \
+    case WT_OP_##id:                                                \
+        return WT_K_##kind == WT_K_DOUBLE ? (uint64_t)(sem) : 0;
+#include "warp_ops.def"
+#undef WT_OP
+    default: return 0;
+    }
+}
+
 /* Tries to issue cell k's next bundle at clock t. 1 if it issued. What it schedules
  * raises *horizon; a halt counts in *nhalted (the array's, or a thread's share's). */
 static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t t, uint64_t *horizon, int *nhalted)
@@ -629,6 +678,8 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             [WSIM_BAD_TWO_WAITS] = "one creq or evwait a bundle",
             [WSIM_BAD_NO_AGENT] = "iWarp's communication agent (@g0, @g1, control registers, creq ...) is not "
                                   "on the Warp model: compile with -mcpu=iwarp",
+            [WSIM_BAD_NO_DOUBLE] = "double precision (dadd, dmul ...) is iWarp's; the Warp cell's data path is "
+                                   "32 bits: assemble with -mcpu=iwarp",
         };
         wsim_fault(s, k, pc, "%s", why[b->bad]);
         return 0;
@@ -646,6 +697,11 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     if (__builtin_expect(c->iu != NULL, 0) && !wsim_iu_ready(s, c, pc, t)) goto stall;
     wca_queue **in = c->in, **out = c->out;
     if (b->io) {
+        if (s->gate_clocks && gate_bus_busy(c, b, t)) {
+            c->stall_unit++;
+            c->state = WSIM_CELL_STALLED;
+            return 0;
+        }
         for (unsigned m = b->gate_rd; m; m &= m - 1) {
             const wca_queue *q = in[lowest(m)];
             if (!q) {
@@ -689,6 +745,11 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
         for (unsigned m = b->out_mask; m; m &= m - 1) {
             unsigned g = lowest(m);
             if (out[g]) out[g]->used += b->out_n[g];
+        }
+        if (s->gate_clocks) {
+            for (unsigned m = b->gate_rd; m; m &= m - 1) c->gate_free[0][lowest(m)] = t + s->gate_clocks;
+            for (unsigned m = b->out_mask; m; m &= m - 1)
+                c->gate_free[1][lowest(m)] = t + (uint64_t)s->gate_clocks * b->out_n[lowest(m)];
         }
         for (unsigned m = b->feed_mask & c->feed_live; m; m &= m - 1) {
             unsigned q = lowest(m);
@@ -808,6 +869,20 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
         case WT_K_COMM:
             if (comm_op(s, k, pc, o->op, A, B, t, &v) != 0) goto op_fault;
             break;
+        case WT_K_DOUBLE: {
+            uint64_t r = double_value(o->op, o->pair & 1 ? A | (uint64_t)src[o->a + 1] << 32 : A,
+                                      o->pair & 2 ? B | (uint64_t)src[o->b + 1] << 32 : B);
+            if (o->pair & 4) {
+                /* the high word to the pair's second register, landing with the low one */
+                unsigned slot = (unsigned)((t + o->lat) & wheel_mask);
+                wsim_write w = o->proto;
+                w.dst = (uint8_t)(o->dst + 1);
+                w.val = (uint32_t)(r >> 32);
+                wheel[(size_t)slot * wheel_cap + wheel_n[slot]++] = w;
+            }
+            v = (uint32_t)r;
+            break;
+        }
         default:
             wsim_fault(s, k, pc, "undefined opcode or operand");
             goto op_fault;

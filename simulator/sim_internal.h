@@ -43,6 +43,7 @@ typedef struct wsim_dop {
                               condition or counter are in c; unused ones are 0 (r0) */
     uint8_t dst;           /* destination operand code; 0 when none (r0 drops writes) */
     uint8_t lat, interval;
+    uint8_t pair;          /* double precision: bit 0 A, bit 1 B, bit 2 the result are pairs */
     uint8_t tag;           /* the marker a gate write carries (WT_MARK_DATA but for markers) */
     uint8_t wr;            /* WSIM_WR_*: where the result goes, decided once */
     wsim_write proto;      /* its pending write but for the value: one store */
@@ -65,7 +66,7 @@ enum {
 /* Why a bundle faults when issued (wsim_bundle.bad). */
 enum {
     WSIM_BAD_NONE, WSIM_BAD_UNDEFINED, WSIM_BAD_MARKER_DEST, WSIM_BAD_CREQ_GATES, WSIM_BAD_TWO_WAITS,
-    WSIM_BAD_NO_AGENT
+    WSIM_BAD_NO_AGENT, WSIM_BAD_NO_DOUBLE
 };
 
 /* Two cache lines: the fields issue tests first, then the operations. */
@@ -75,7 +76,7 @@ typedef struct wsim_bundle {
     uint8_t gate_rd;         /* input gates dequeued, bit g: each once, however often named */
     uint8_t out_mask, feed_mask;
     uint8_t wait_op;         /* 1 + index in ops of a creq or evwait, which may block; 0 */
-    uint8_t clocks;          /* 1, or 2 under the iWarp gate-operation rule */
+    uint8_t clocks;          /* 1, or more under the iWarp gate and integer rules */
     uint8_t io;              /* it names a gate or control register, or may wait */
     uint8_t slow_units;      /* an operation keeps its unit busy for more than a clock */
     uint16_t slot_mask;      /* slots with an operation, for the unit-busy test */
@@ -133,6 +134,9 @@ typedef struct wsim_cell {
     wsim_iu_side *iu;        /* an end cell with an IU program: the IU's part beside it; NULL */
     uint32_t src[SRC_N];
     uint64_t busy_until[WT_NSLOTS];
+    /* iWarp: the clock from which each gate's internal bus (input gates, then output
+     * gates) carries its next word (wt_model.gate_word_clocks). */
+    uint64_t gate_free[2][WSIM_NGATES];
     unsigned rsp;
     uint32_t *rstack;
     uint8_t *mem;
@@ -177,6 +181,7 @@ struct wsim {
     int nhalted;
     unsigned wheel_mask, wheel_cap;
     unsigned qcap, link;
+    unsigned gate_clocks;     /* wt_model.gate_word_clocks */
     wca *comm;               /* iWarp: the communication agents; NULL on Warp */
     wca_config comm_cfg;     /* their topology, for pictures of the array */
     uint64_t agent_clock;    /* 1 + the clock the agents last stepped */

@@ -30,6 +30,13 @@ static const wt_model models[WT_NMODELS] = {
         .prog_mem_bundles = 65536,   /* chosen: the whole 16-bit target field */
         .ret_stack_depth = 16,       /* chosen */
         .gate_ops_per_clock = 2,     /* four gate operations take two clocks (seed 000, sec. 7.1) */
+        .gate_word_clocks = 0,       /* seed 000, sec. 4 gives each internal bus between the
+                                        computation and communication agents 40 MB/s (2: a word
+                                        every second clock); not yet enforced: the agent's timing
+                                        tests are being redone for it (branch h15-flow) */
+        .double_precision = 1,       /* 10 MFLOPS double precision (seed 000, sec. 1) */
+        .int_ops_per_clock = 1,      /* 20 MIPS at 20 MHz (seed 000, sec. 1): the two ALU fields
+                                        share one integer unit */
         .logical_channels = 20,      /* 20 logical input and 20 output channels (seed 000, sec. 5) */
         .bus_word_clocks = 2,        /* 40 MB/s a bus: a 32-bit word every 100 ns (seed 000, sec. 4) */
         .credit_latency = 2,         /* the dequeue signal crosses the bus's control lines: chosen */
@@ -124,7 +131,29 @@ unsigned wt_bundle_gate_ops(const wt_bundle_use *u)
 
 unsigned wt_bundle_clocks(const wt_model *m, const wt_bundle_use *u)
 {
-    return m->gate_ops_per_clock && wt_bundle_gate_ops(u) > m->gate_ops_per_clock ? 2 : 1;
+    unsigned clocks = m->gate_ops_per_clock && wt_bundle_gate_ops(u) > m->gate_ops_per_clock ? 2 : 1;
+    unsigned alu_ops = u->used[WT_UC_ALU];
+    if (m->int_ops_per_clock && alu_ops > m->int_ops_per_clock) {
+        unsigned need = (alu_ops + m->int_ops_per_clock - 1) / m->int_ops_per_clock;
+        if (need > clocks) clocks = need;
+    }
+    return clocks;
+}
+
+unsigned wt_class_issue(const wt_model *m, wt_unit_class uc)
+{
+    unsigned slots = wt_class_slots(uc);
+    if (uc == WT_UC_ALU && m->int_ops_per_clock && m->int_ops_per_clock < slots) return m->int_ops_per_clock;
+    return slots;
+}
+
+unsigned wt_class_interval(const wt_model *m, wt_unit_class uc)
+{
+    unsigned best = 0;
+    for (int op = 1; op < WT_NOPS; op++)
+        if (wt_ops[op].uclass == uc && wt_ops[op].interval[m->id] && (!best || wt_ops[op].interval[m->id] < best))
+            best = wt_ops[op].interval[m->id];
+    return best ? best : 1;
 }
 
 wt_bundle_use wt_insn_use(const wt_insn *in)
@@ -140,7 +169,7 @@ wt_bundle_use wt_insn_use(const wt_insn *in)
             if (*p == 'm') {
                 srcs[nsrc++] = sl->opnd[1];
                 srcs[nsrc++] = sl->opnd[2];
-            } else if (*p == 'd') {
+            } else if (*p == 'd' || *p == 'D') {
                 dst = sl->opnd[k];
             } else if (k >= 0) {
                 srcs[nsrc++] = sl->opnd[k];
@@ -169,9 +198,9 @@ wt_op wt_op_from_code(wt_unit_class uc, unsigned code)
 int wt_sig_subfield(char c)
 {
     switch (c) {
-    case 'd': case 's': return 0;
-    case 'a': return 1;
-    case 'b': return 2;
+    case 'd': case 's': case 'D': return 0;
+    case 'a': case 'A': return 1;
+    case 'b': case 'B': return 2;
     case 'c': case 'k': case 'K': return 3;
     default: return -1;
     }
@@ -180,7 +209,7 @@ int wt_sig_subfield(char c)
 int wt_op_has_dest(wt_op op)
 {
     const char *sig = wt_ops[op].sig;
-    return strchr(sig, 'd') != NULL || strchr(sig, 'K') != NULL;
+    return strchr(sig, 'd') != NULL || strchr(sig, 'D') != NULL || strchr(sig, 'K') != NULL;
 }
 
 wt_marker wt_op_marker(wt_op op)

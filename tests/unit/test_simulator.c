@@ -96,7 +96,8 @@ static void check_float_latency(wt_model_id m)
     tprog t = {0};
     wt_insn *b = bundle(&t);
     mov_imm(b, WT_SLOT_A0, 1, 0, fbits(2.0f));
-    mov_imm(b, WT_SLOT_A1, 2, 1, fbits(3.0f));
+    b->imm[1] = fbits(3.0f);   /* one integer operation a clock on iWarp: the crossbar moves this one */
+    put(b, WT_SLOT_V0, WT_OP_MV, 2, I1, 0, 0);
     b = bundle(&t);
     put(b, WT_SLOT_FA, WT_OP_FADD, 3, 1, 2, 0);
     put(b, WT_SLOT_FM, WT_OP_FMUL, 4, 1, 2, 0);
@@ -145,6 +146,44 @@ static void test_results_land_while_stalled(void **state)
     assert_int_equal(wsim_cycles(s), 6);
     assert_int_equal(wsim_cell_reg(s, 0, 2), fbits(3.0f));
     assert_int_equal(wsim_cell_stalls(s, 0), 5);
+    wsim_free(s);
+}
+
+/* Double precision (iWarp): pairs of registers, low word first; the multiplier and
+ * the adder take one every fourth clock; the Warp faults. 1.5 and 2.25 widened,
+ * multiplied (3.375), added to 1.5 (4.875) and narrowed back. */
+static void test_double_precision(void **state)
+{
+    (void)state;
+    tprog t = {0};
+    wt_insn *b = bundle(&t);                                 /* clock 0 */
+    mov_imm(b, WT_SLOT_A0, 10, 0, fbits(1.5f));
+    b->imm[1] = fbits(2.25f);
+    put(b, WT_SLOT_V0, WT_OP_MV, 11, I1, 0, 0);
+    put(bundle(&t), WT_SLOT_FM, WT_OP_FTOD, 2, 10, 0, 0);    /* 1, lands at 5 */
+    put(bundle(&t), WT_SLOT_FM, WT_OP_FTOD, 4, 11, 0, 0);    /* waits for the unit: 5, lands at 9 */
+    put(bundle(&t), WT_SLOT_FM, WT_OP_DMUL, 8, 2, 4, 0);     /* waits: 9, lands at 14 */
+    for (int i = 0; i < 4; i++) bundle(&t);                  /* 10..13 */
+    put(bundle(&t), WT_SLOT_FA, WT_OP_DADD, 6, 8, 2, 0);     /* 14, lands at 18 */
+    put(bundle(&t), WT_SLOT_FM, WT_OP_DTOF, 12, 8, 0, 0);    /* 15, lands at 19 */
+    put(bundle(&t), WT_SLOT_FM, WT_OP_DLE, 13, 2, 8, 0);     /* waits: 19, lands at 23 */
+    branch(bundle(&t), WT_OP_HALT, 0, 0);
+    wsim *s = make(&t, WT_MODEL_IWARP, 0, 0, 0, 0);
+    assert_int_equal(wsim_run(s, 1000), WSIM_DONE);
+    assert_int_equal(wsim_cell_reg(s, 0, 2), 0);             /* 1.5 = 0x3ff8000000000000 */
+    assert_int_equal(wsim_cell_reg(s, 0, 3), 0x3ff80000u);
+    assert_int_equal(wsim_cell_reg(s, 0, 8), 0);             /* 3.375 = 0x400b000000000000 */
+    assert_int_equal(wsim_cell_reg(s, 0, 9), 0x400b0000u);
+    assert_int_equal(wsim_cell_reg(s, 0, 6), 0);             /* 4.875 = 0x4013800000000000 */
+    assert_int_equal(wsim_cell_reg(s, 0, 7), 0x40138000u);
+    assert_int_equal(wsim_cell_reg(s, 0, 12), fbits(3.375f));
+    assert_int_equal(wsim_cell_reg(s, 0, 13), 1);
+    /* the second ftod, dmul and dle each wait 3 clocks for the multiplier */
+    assert_int_equal(wsim_cell_stalls(s, 0), 9);
+    wsim_free(s);
+    s = make(&t, WT_MODEL_WARP, 0, 0, 0, 0);
+    assert_int_equal(wsim_run(s, 1000), WSIM_FAULT);
+    assert_non_null(strstr(wsim_message(s), "double precision (dadd, dmul ...) is iWarp's"));
     wsim_free(s);
 }
 
@@ -936,6 +975,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_float_latency_warp),
         cmocka_unit_test(test_float_latency_iwarp),
+        cmocka_unit_test(test_double_precision),
         cmocka_unit_test(test_results_land_while_stalled),
         cmocka_unit_test(test_divide_interval_warp),
         cmocka_unit_test(test_divide_interval_iwarp),

@@ -61,12 +61,12 @@ static void assert_valid(const graph *G, const wb_msched *s)
                 int ivl = wt_ops[op].interval[G->g.model->id];
                 for (int q = 0; q < ivl; q++)
                     if ((s->time[i] + q) % ii == r)
-                        used[wt_ops[op].uclass] += q == 0 ? 1 : (int)wt_class_slots(wt_ops[op].uclass);
+                        used[wt_ops[op].uclass] += q == 0 ? 1 : (int)wt_class_issue(G->g.model, wt_ops[op].uclass);
             }
             if (s->time[i] % ii == r) gates += G->node[i].gate_ops;
         }
         for (int c = 1; c < WT_NUCLASSES; c++)
-            if (used[c] > (int)wt_class_slots(c)) fail_msg("row %d: %d %s operations", r, used[c], wt_unit_class_name(c));
+            if (used[c] > (int)wt_class_issue(G->g.model, c)) fail_msg("row %d: %d %s operations", r, used[c], wt_unit_class_name(c));
         unsigned pc = G->g.model->gate_ops_per_clock;
         if (pc) assert_true(gates <= (int)pc);
     }
@@ -97,8 +97,8 @@ static void test_res_mii_gate_operations_on_iwarp(void **state)
     graph G;
     for (int m = 0; m < 2; m++) {
         g_init(&G, m ? "iwarp" : "warp");
-        g_op(&G, WT_OP_FMUL, WT_OP_NONE, 2);   /* reads @xl and @yl */
-        g_op(&G, WT_OP_FADD, WT_OP_NONE, 1);   /* writes @yr */
+        g_op(&G, WT_OP_IADD, WT_OP_LEA, 2);    /* reads @xl and @yl */
+        g_op(&G, WT_OP_MV, WT_OP_MOV, 1);      /* writes @yr */
         g_op(&G, WT_OP_MV, WT_OP_MOV, 1);      /* writes @xr */
         const char *bound;
         /* Warp has no limit; iWarp takes two gate operations a clock. */
