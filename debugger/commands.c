@@ -631,6 +631,17 @@ static int parse_fmt(wdb *d, const char **args, int *fmt, uint64_t *count, const
     return 0;
 }
 
+/* The symbol (a variable's storage) that holds a data or host memory address. */
+static const wrt_symbol *data_symbol(wdb *d, int space, uint32_t a)
+{
+    for (size_t i = 0; i < d->img->nsyms; i++) {
+        const wrt_symbol *y = &d->img->syms[i];
+        int sec = space == SP_HOST ? 2 : 1;
+        if (y->section == sec && a >= y->value && a - y->value < (y->size ? y->size : 4)) return y;
+    }
+    return NULL;
+}
+
 static int cmd_print(wdb *d, const char *args, FILE *out)
 {
     int fmt;
@@ -644,6 +655,10 @@ static int cmd_print(wdb *d, const char *args, FILE *out)
     if (v.kind == V_PC) {
         char sym[128];
         if (wdb_sym(d, v.bits, sym, sizeof sym)) ws_buf_printf(&b, " <%s>", sym);
+    } else if (v.is_ref && !fmt) {
+        const wrt_symbol *y = data_symbol(d, v.space, v.bits);
+        if (y && v.bits == y->value) ws_buf_printf(&b, " <%s>", y->name);
+        else if (y) ws_buf_printf(&b, " <%s+%u>", y->name, v.bits - y->value);
     }
     ws_buf_append(&b, "", 1);
     d->hist = ws_xrealloc(d->hist, (d->nhist + 1) * sizeof *d->hist);
@@ -1485,12 +1500,13 @@ static int info_symbol(wdb *d, const char *args, FILE *out)
         }
     }
     /* data: the symbol (a variable's storage) that holds the address */
-    for (size_t i = 0; i < d->img->nsyms; i++) {
-        const wrt_symbol *y = &d->img->syms[i];
-        int sec = space == SP_HOST ? 2 : 1;
-        if (y->section != sec || a < y->value || a >= y->value + (y->size ? y->size : 4)) continue;
-        if (a == y->value) fprintf(out, "%s in section %s\n", y->name, sec == 2 ? ".host" : ".data");
-        else fprintf(out, "%s + %u in section %s\n", y->name, a - y->value, sec == 2 ? ".host" : ".data");
+    const wrt_symbol *y = data_symbol(d, space == SP_HOST ? SP_HOST : SP_DATA, a);
+    if (y) {
+        const char *sec = space == SP_HOST ? ".host" : ".data";
+        for (size_t i = 0; space != SP_HOST && i < d->dw->ndsecs; i++)
+            if (y->value >= d->dw->dsecs[i].lo && y->value < d->dw->dsecs[i].hi) sec = d->dw->dsecs[i].name;
+        if (a == y->value) fprintf(out, "%s in section %s\n", y->name, sec);
+        else fprintf(out, "%s + %u in section %s\n", y->name, a - y->value, sec);
         return WDB_OK;
     }
     fprintf(out, "No symbol matches %s.\n", e);
@@ -1501,6 +1517,10 @@ static int info_symbol(wdb *d, const char *args, FILE *out)
 
 static void type_name(const value *v, ws_buf *b)
 {
+    if (v->is_ref) {
+        wdb_pointer_type(v, b);
+        return;
+    }
     switch (v->kind) {
     case V_INT: ws_buf_puts(b, "int"); return;
     case V_FLOAT: ws_buf_puts(b, "float"); return;

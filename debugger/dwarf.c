@@ -708,6 +708,16 @@ static int find_sections(reader *R, const uint8_t *buf, size_t len)
             break;
         }
         const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+        if (name && (sh.sh_flags & SHF_ALLOC) && !(sh.sh_flags & SHF_EXECINSTR) && sh.sh_addr >= WT_DATA_SPACE &&
+            strlen(name) < sizeof R->d->dsecs->name) {
+            /* an image's data memory is at WT_DATA_SPACE in the file, from 0 on the machine */
+            wdb_dsection *ds = ws_xrealloc(R->d->dsecs, (R->d->ndsecs + 1) * sizeof *ds);
+            R->d->dsecs = ds;
+            ds += R->d->ndsecs++;
+            snprintf(ds->name, sizeof ds->name, "%s", name);
+            ds->lo = (uint32_t)(sh.sh_addr - WT_DATA_SPACE);
+            ds->hi = sh.sh_size > 0xffffffffu - ds->lo ? 0xffffffffu : ds->lo + (uint32_t)sh.sh_size;
+        }
         if (!name || strncmp(name, ".debug_", 7) != 0 || sh.sh_type == SHT_NOBITS) continue;
         if (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset) {
             rc = fail(R, "truncated: section %s ends past the end of the file", name);
@@ -754,6 +764,7 @@ void wdb_dwarf_free(wdb_dwarf *d)
     if (!d) return;
     free(d->rows);
     free(d->comp_dir);
+    free(d->dsecs);
     for (size_t i = 0; i < d->nfiles; i++) free(d->files[i]);
     free(d->files);
     for (size_t i = 0; i < d->nfuncs; i++) {

@@ -78,6 +78,12 @@ typedef struct wdb_func {
     size_t nblocks;
 } wdb_func;
 
+/* An allocated data section (.data, .bss, ...): info symbol names it. */
+typedef struct wdb_dsection {
+    char name[16];
+    uint32_t lo, hi;          /* data memory byte addresses, [lo, hi) */
+} wdb_dsection;
+
 typedef struct wdb_dwarf {
     wdb_row *rows;            /* every sequence's rows, sorted by address */
     size_t nrows;
@@ -88,6 +94,8 @@ typedef struct wdb_dwarf {
     wdb_var *globals;
     size_t nglobals;
     char *comp_dir;           /* the first unit's DW_AT_comp_dir: where relative file names start; NULL none */
+    wdb_dsection *dsecs;      /* an image's data sections */
+    size_t ndsecs;
 } wdb_dwarf;
 
 /* The DWARF of an ELF image or object; an empty one if the file has none. NULL

@@ -43,6 +43,8 @@ typedef struct value {
     int space;                /* an lvalue in memory: SP_DATA or SP_HOST at addr */
     uint32_t addr;
     int is_ref;               /* made by &: bits is an address in space */
+    int ref_elem, ref_ndims;  /* ...of an object of this type (print's "(int *) 0x4") */
+    uint32_t ref_dims[2];
     int lreg;                 /* an lvalue in register lreg - 1 of the cell (0: none) */
     char why[160];            /* V_NONE: why there is no value */
 } value;
@@ -160,6 +162,8 @@ void wdb_value_free(value *v);
 value wdb_value_copy(const value *v);
 /* fmt: 0, or a print format letter 'x', 'd', 'u', 'f', 'c', 't', 'o'. */
 void wdb_format(const value *v, int fmt, ws_buf *b);
+/* The type of what &EXPR points at, as C writes a pointer to it: "int *", "float (*)[10]". */
+void wdb_pointer_type(const value *v, ws_buf *b);
 int wdb_truth(const value *v);      /* non-zero scalar */
 /* gdb's print elements and print repeats (0: unlimited), for what follows. */
 void wdb_print_limits(unsigned elements, unsigned repeats);
