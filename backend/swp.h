@@ -133,6 +133,7 @@ int swp_add_check(loop *L, const wb_dep *d);
 void swp_simplify_remainders(loop *L);
 wb_ins swp_mk(int op, wb_opnd d, wb_opnd a, wb_opnd b);
 void swp_add_einit(loop *L, wb_ins in);
+void swp_disjoint_ors_to_adds(loop *L);
 void swp_strength_reduce(loop *L);
 void swp_mark_live(loop *L, const uint64_t *live_after);
 void swp_hoist_literals(loop *L);
