@@ -157,6 +157,7 @@ int swp_spill_invariant(loop *L, int ii, uint64_t **after, ws_buf *log);
 
 /* swp_gen.c */
 int swp_new_block_before(wb_func *f, int before);
+int swp_kernel_unroll(const loop *L, int ii, int stages, const uint64_t *live_after);
 int swp_unroll_factor(const loop *L, int ii, const uint64_t *live_after);
 void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_buf *info);
 
