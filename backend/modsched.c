@@ -259,6 +259,18 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
     return 1;
 }
 
+/* The longest issue interval among the node's operations: the clocks it holds
+ * its unit. */
+static int node_interval(const wb_mgraph *g, int i)
+{
+    int k = 1;
+    for (int j = 0; j < g->node[i].nops; j++) {
+        int ivl = (int)wt_ops[g->node[i].op[j]].interval[g->model->id];
+        if (ivl > k) k = ivl;
+    }
+    return k;
+}
+
 static void node_remove(const wb_mgraph *g, mrt *t, int i, int time, const int *mop)
 {
     for (int k = 0; k < g->node[i].nops; k++) take(g, t, mop[k], time, -1);
@@ -358,16 +370,26 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
             }
         }
         int at = -1;
-        if (succs && !preds && lstart >= 0) {
-            for (int c = lstart; c > lstart - ii && c >= 0 && at < 0; c--)
-                if (node_place(g, &t, i, c, out->mop[i])) at = c;
-            if (at < 0 && lstart - ii + 1 > 0) estart = lstart - ii + 1 > estart ? estart : lstart - ii + 1;
-        } else {
-            int end = estart + ii;
-            if (succs && lstart + 1 < end) end = lstart + 1;
-            for (int c = estart; c < end && at < 0; c++)
-                if (node_place(g, &t, i, c, out->mop[i])) at = c;
+        /* An operation that holds its unit for k clocks (iWarp's float units
+         * take one every second clock) tries the clocks that are multiples of k
+         * first, when II is: the table's rows then tile with no gap of one
+         * clock that nothing can use (nine products at II=18 fit only so). */
+        int align = node_interval(g, i);
+        if (align < 2 || ii % align) align = 1;
+        for (int pass = align > 1 ? 0 : 1; pass < 2 && at < 0; pass++) {
+            int step = pass ? 1 : align;
+            if (succs && !preds && lstart >= 0) {
+                for (int c = lstart; c > lstart - ii && c >= 0 && at < 0; c--)
+                    if ((step == 1 || c % step == 0) && node_place(g, &t, i, c, out->mop[i])) at = c;
+            } else {
+                int end = estart + ii;
+                if (succs && lstart + 1 < end) end = lstart + 1;
+                for (int c = estart; c < end && at < 0; c++)
+                    if ((step == 1 || c % step == 0) && node_place(g, &t, i, c, out->mop[i])) at = c;
+            }
         }
+        if (at < 0 && succs && !preds && lstart >= 0 && lstart - ii + 1 > 0)
+            estart = lstart - ii + 1 > estart ? estart : lstart - ii + 1;
         if (at < 0) {
             at = prev[i] < 0 || estart > prev[i] ? estart : prev[i] + 1;
             if (at > horizon) {

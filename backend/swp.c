@@ -193,6 +193,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
         }
         swp_simplify_remainders(&L);
         swp_address_forms(&L);
+        swp_disjoint_ors_to_adds(&L);
         swp_strength_reduce(&L);
         swp_mark_live(&L, after);
         swp_hoist_literals(&L);
