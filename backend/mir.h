@@ -55,6 +55,11 @@ typedef struct wb_ins {
     uint32_t dvreg;       /* after allocation: the virtual register the destination was */
     int bundle_with;      /* operations of a block with the same nonzero number issue in one
                              bundle: they read one received word straight from its gate */
+    /* -g, in a pipelined loop's blocks: the loop body's value this copy of its
+     * operation defines (0 none), and for which iteration (as swp_gen.c counts
+     * them per block); dwarf.c finds each iteration's variables from them. */
+    uint32_t swp_value;
+    int swp_iter;
 } wb_ins;
 
 /* Parallel copies that a phi needs on the edge into succ (lowered by wb_lower_phis). */

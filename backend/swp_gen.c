@@ -18,7 +18,11 @@ static void put(const gen *G, int block, const bop *o, int im, int cycle)
 {
     const loop *L = G->L;
     wb_ins in = o->in;
-    if (wb_has_dest(in.op) && is_body_value(L, in.d)) in.d = wb_vreg(name_of(G, (int)in.d.v, im));
+    if (wb_has_dest(in.op) && is_body_value(L, in.d)) {
+        in.swp_value = in.d.v;
+        in.swp_iter = im;
+        in.d = wb_vreg(name_of(G, (int)in.d.v, im));
+    }
     for (int k = 0; k < wb_nsrc(in.op); k++)
         if (is_body_value(L, o->in.s[k])) in.s[k] = wb_vreg(name_of(G, (int)o->in.s[k].v, im - o->dist[k]));
     in.mop = (uint16_t)o->mop;

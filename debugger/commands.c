@@ -1434,6 +1434,13 @@ static int info_frame(wdb *d, const char *args, FILE *out)
     if (d->frame > 0) fprintf(out, " caller of frame at level %d\n", d->frame - 1);
     for (size_t i = 0; f && i < f->nblocks; i++)
         if (pc >= f->blocks[i].lo && pc < f->blocks[i].hi) fprintf(out, " in the %s\n", f->blocks[i].name);
+    if (d->frame == 0 && wdb_swp_block(d, pc)) {
+        ws_buf b = {0};
+        wdb_swp_text(d, d->sel, &b);
+        ws_buf_append(&b, "", 1);
+        fprintf(out, " %s\n", b.data);
+        ws_buf_free(&b);
+    }
     fprintf(out, " source language w2.\n");
     fprintf(out, " return stack depth %u; registers are not saved by calls.\n", (unsigned)(total - 1));
     return WDB_OK;

@@ -62,10 +62,18 @@ typedef struct wdb_var {
     size_t nlocs;
 } wdb_var;
 
-/* A named lexical block: the backend names each software-pipelined loop. */
+/* A named lexical block: the backend names each software-pipelined loop, and
+ * gives its schedule (0s when the producer did not): one iteration starts every
+ * ii bundles and runs through `stages` of them; the prologue is the first
+ * (stages - 1) x ii bundles from lo, the kernel the unroll x ii after it, the
+ * epilogue the rest. The locations of the variables the loop assigns describe
+ * the iteration of `stage` (in the prologue, until it starts, the first). */
 typedef struct wdb_block {
     char *name;
     uint32_t lo, hi;
+    uint32_t decl_file, decl_line;
+    uint32_t ii, stages, unroll;
+    uint32_t stage;           /* whose iteration the variables' locations describe */
 } wdb_block;
 
 typedef struct wdb_func {
