@@ -342,6 +342,7 @@ typedef struct swp_replay {
     int pend_var[NREG];
     long pend_it[NREG];
     long found;               /* bundles x variables given a register */
+    long *landed;             /* per variable: the newest iteration whose value landed */
 } swp_replay;
 
 static int var_of_value(const swp_replay *R, uint32_t value)
@@ -364,6 +365,8 @@ static void swp_replay_block(swp_replay *R, const wb_block *b, int in_pro, uint8
                 R->hold_var[r] = R->pend_var[r];
                 R->hold_it[r] = R->pend_it[r];
                 R->pend_clock[r] = INT_MIN;
+                if (R->hold_var[r] >= 0 && R->hold_it[r] > R->landed[R->hold_var[r]])
+                    R->landed[R->hold_var[r]] = R->hold_it[r];
             }
         /* the chosen stage's iteration: in the prologue (where clock / II is the
          * period, stage 0's iteration) the first until that stage starts */
@@ -378,6 +381,9 @@ static void swp_replay_block(swp_replay *R, const wb_block *b, int in_pro, uint8
                     if (R->hold_it[r] == ref) now = r;
                     else if (R->hold_it[r] == ref - 1) before = r;
                 }
+                /* the previous iteration's only until this one's landed: once
+                 * its register is reused, the value is gone, not older */
+                if (R->landed[k] >= ref) before = 0;
                 out[(size_t)c * (size_t)L->nvar + (size_t)k] = (uint8_t)(now ? now : before);
             }
         for (int i = 0; i <= b->nins; i++) {
@@ -406,6 +412,8 @@ static long swp_replay_loop(locator *L, const int *value_of, int from, int kerne
     uint32_t pro_len = 0;
     for (int oi = from; oi < kernel; oi++) pro_len += (uint32_t)f->blocks[f->order[oi]]->len;
     swp_replay R = {.L = L, .value_of = value_of, .ii = kb->ii, .stages = (int)pro_len / kb->ii + 1, .stage = stage};
+    R.landed = ws_xcalloc((size_t)nvar + 1, sizeof *R.landed);
+    for (int k = 0; k < nvar; k++) R.landed[k] = -1;
     for (int r = 0; r < NREG; r++) {
         R.hold_var[r] = -1;
         R.pend_clock[r] = INT_MIN;
@@ -437,6 +445,7 @@ static long swp_replay_loop(locator *L, const int *value_of, int from, int kerne
         R.oldest++;
         swp_replay_block(&R, f->blocks[f->order[kernel + 1]], 0, out ? out + off * (size_t)nvar : NULL, stage);
     }
+    free(R.landed);
     return found;
 }
 
