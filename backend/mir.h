@@ -209,6 +209,9 @@ typedef struct wb_mnode {
     int op[WB_MNODE_OPS];      /* machine ops */
     int alt[WB_MNODE_OPS];     /* an alternative machine op, or WT_OP_NONE */
     int gate_ops;              /* gate operations (iWarp: per clock at most gate_ops_per_clock) */
+    unsigned gate_buses;       /* the gates it reads (bits 0..7, wt_bundle_use.gates_read) and
+                                  writes (bits 8..15): iWarp's internal buses, a word every
+                                  gate_word_clocks each */
     int nlit;                  /* distinct literals its operations read (a bundle has two fields) */
     wb_opnd lit[2 * WB_MNODE_OPS];
     int no_value;              /* writes no register (a store, a send, a host feed): issuing it later

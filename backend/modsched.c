@@ -7,7 +7,8 @@
  * time[to] + II * dist >= time[from] + lat. The resources of a row of the
  * modulo reservation table (the clocks equal modulo II) are the bundle's slots
  * per unit class, its two literal fields (equal literals share one) and, on
- * iWarp, its gate operations a clock. A non-pipelined
+ * iWarp, its gate operations a clock and each gate's internal bus (busy for
+ * gate_word_clocks rows from the node that uses it). A non-pipelined
  * operation (issue interval > 1) takes one slot in its row and its whole class in
  * the rows after, as the list scheduler has it (the assembler picks the slot
  * within a class, so the divide's slot cannot be told apart).
@@ -65,6 +66,15 @@ int wb_res_mii(const wb_mgraph *g, const char **bound)
     if (per_clock && ceil_div(gate_ops, (int)per_clock) > mii) {
         mii = ceil_div(gate_ops, (int)per_clock);
         *bound = "gate operations";
+    }
+    int word_clocks = (int)g->model->gate_word_clocks;
+    for (int b = 0; word_clocks && b < 16; b++) {
+        int users = 0;
+        for (int i = 0; i < g->n; i++) users += g->node[i].gate_buses >> b & 1;
+        if (users * word_clocks > mii) {
+            mii = users * word_clocks;
+            *bound = "gate bus";
+        }
     }
     return mii;
 }
@@ -185,6 +195,7 @@ typedef struct mrt {
     int ii;
     int (*used)[WT_NUCLASSES];
     int *gate;
+    unsigned *bus;        /* per row: the gate buses (wb_mnode.gate_buses) carrying a word */
     wb_opnd (*lit)[2];    /* per row: the literals in its fields, with how many nodes use each */
     int (*litn)[2];
 } mrt;
@@ -242,6 +253,12 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
     unsigned per_clock = g->model->gate_ops_per_clock;
     int r = time % t->ii;
     if (per_clock && x->gate_ops && t->gate[r] > 0 && t->gate[r] + x->gate_ops > (int)per_clock) return 0;
+    int word_clocks = (int)g->model->gate_word_clocks;
+    if (word_clocks && x->gate_buses) {
+        if (word_clocks > t->ii) return 0;
+        for (int k = 0; k < word_clocks; k++)
+            if (t->bus[(r + k) % t->ii] & x->gate_buses) return 0;
+    }
     if (x->nlit && !lits_fit(t, x, r)) return 0;
     int k;
     for (k = 0; k < x->nops; k++) {
@@ -255,6 +272,7 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
         return 0;
     }
     t->gate[r] += x->gate_ops;
+    for (int k = 0; k < word_clocks && x->gate_buses; k++) t->bus[(r + k) % t->ii] |= x->gate_buses;
     lits_take(t, x, r, +1);
     return 1;
 }
@@ -275,6 +293,8 @@ static void node_remove(const wb_mgraph *g, mrt *t, int i, int time, const int *
 {
     for (int k = 0; k < g->node[i].nops; k++) take(g, t, mop[k], time, -1);
     t->gate[time % t->ii] -= g->node[i].gate_ops;
+    for (int k = 0; k < (int)g->model->gate_word_clocks && g->node[i].gate_buses; k++)
+        t->bus[(time + k) % t->ii] &= ~g->node[i].gate_buses;
     lits_take(t, &g->node[i], time % t->ii, -1);
 }
 
@@ -285,6 +305,11 @@ static int collides(const wb_mgraph *g, int ii, int i, int time, int j, int jtim
     const wb_mnode *x = &g->node[i], *y = &g->node[j];
     if (g->model->gate_ops_per_clock && x->gate_ops && y->gate_ops && time % ii == jtime % ii) return 1;
     if (x->nlit && y->nlit && time % ii == jtime % ii) return 1;
+    int word_clocks = (int)g->model->gate_word_clocks;
+    if (word_clocks && (x->gate_buses & y->gate_buses))
+        for (int p = 0; p < word_clocks; p++)
+            for (int q = 0; q < word_clocks; q++)
+                if ((time + p) % ii == (jtime + q) % ii) return 1;
     for (int a = 0; a < x->nops; a++) {
         int rows_a = wt_ops[x->op[a]].interval[g->model->id];
         for (int b = 0; b < y->nops; b++) {
@@ -307,7 +332,8 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
     int *order = ws_xcalloc((size_t)n + 1, sizeof *order);
     int *prev = ws_xcalloc((size_t)n + 1, sizeof *prev);
     mrt t = {ii, ws_xcalloc((size_t)ii, sizeof *t.used), ws_xcalloc((size_t)ii, sizeof *t.gate),
-             ws_xcalloc((size_t)ii, sizeof *t.lit), ws_xcalloc((size_t)ii, sizeof *t.litn)};
+             ws_xcalloc((size_t)ii, sizeof *t.bus), ws_xcalloc((size_t)ii, sizeof *t.lit),
+             ws_xcalloc((size_t)ii, sizeof *t.litn)};
     /* Height: the longest path to any node's end, under this II. */
     for (int round = 0; round <= n; round++) {
         int changed = 0;
@@ -476,6 +502,7 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
     free(prev);
     free(t.used);
     free(t.gate);
+    free(t.bus);
     free(t.lit);
     free(t.litn);
     return ok;

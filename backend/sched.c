@@ -17,7 +17,8 @@
  * distinct literals (IMM0, IMM1), one branch (the BR class has one slot); a
  * non-pipelined operation (issue interval > 1) keeps its class busy; on iWarp, no
  * more gate operations than the model's gate_ops_per_clock (as target/ counts
- * them: host-feed and host-address writes are not gate operations). The assembler
+ * them: host-feed and host-address writes are not gate operations), and a gate
+ * moves a word every gate_word_clocks (its internal bus). The assembler
  * picks the slot within a class, so after the divide's bundle the whole class
  * waits: whichever slot the divide landed in stays free of new work.
  * Priority: longest latency path to the block's end, then program order; but when
@@ -105,7 +106,23 @@ typedef struct bundle_state {
     int nlits;
     int busy_from[WT_NUCLASSES], busy_until[WT_NUCLASSES];   /* a divide's unit, [from, until) */
     wt_bundle_use gates;  /* the gate operations of the bundle (target's resource model) */
+    /* iWarp: each gate's internal bus (input gates, then output gates) carrying a word,
+     * [from, until): gate_word_clocks after the bundle that moved it */
+    int bus_from[2][8], bus_until[2][8];
 } bundle_state;
+
+/* Is a gate the operation reads or writes still carrying the word of an earlier
+ * bundle at t? */
+static int gate_bus_busy(const bundle_state *st, const wb_ins *in, int t)
+{
+    wt_bundle_use u = {0};
+    wb_add_gate_ops(&u, in);
+    for (int g = 0; g < 8; g++) {
+        if ((u.gates_read >> g & 1) && st->bus_from[0][g] < t && t < st->bus_until[0][g]) return 1;
+        if ((u.gates_written >> g & 1) && st->bus_from[1][g] < t && t < st->bus_until[1][g]) return 1;
+    }
+    return 0;
+}
 
 
 /* Can the node's operation join the bundle at cycle t? Sets *mop to the machine op
@@ -121,6 +138,7 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
         wb_add_gate_ops(&after, in);
         if (wt_bundle_gate_ops(&after) > per_clock) return 0;
     }
+    if (f->model->gate_word_clocks && gate_bus_busy(st, in, t)) return 0;
     int extra = 0;
     wb_opnd seen[3];
     for (int k = 0; k < wb_nsrc(in->op); k++) {
@@ -156,6 +174,16 @@ static void take(const wb_func *f, bundle_state *st, const node *n, int t, int m
     wt_unit_class uc = wt_ops[mop].uclass;
     st->used[uc]++;
     wb_add_gate_ops(&st->gates, n->in);
+    if (f->model->gate_word_clocks) {
+        wt_bundle_use u = {0};
+        wb_add_gate_ops(&u, n->in);
+        for (int g = 0; g < 8; g++)
+            for (int w = 0; w < 2; w++)
+                if ((w ? u.gates_written : u.gates_read) >> g & 1) {
+                    st->bus_from[w][g] = t;
+                    st->bus_until[w][g] = t + (int)f->model->gate_word_clocks;
+                }
+    }
     for (int k = 0; k < wb_nsrc(n->in->op); k++) {
         wb_opnd s = n->in->s[k];
         if (!wb_is_lit(s)) continue;

@@ -257,7 +257,7 @@ static int make_agents(wsim *s, const wca_config *given, int systolic, char *err
     if (systolic && wca_setup_systolic(s->comm, err, errlen) != 0) return -1;
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
-        wca_attach_memory(s->comm, k, c->mem, s->model->data_mem_bytes);
+        wca_attach_memory(s->comm, k, c->mem, s->model->data_mem_bytes, &c->mem_taken_until);
         wca_use_gate_tables(s->comm, k, c->in, c->out);
         for (unsigned q = 0; q < WT_NQUEUES; q++) c->feedq[q] = wca_feed_queue(s->comm, k, q);
     }
@@ -685,6 +685,12 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
         return 0;
     }
 
+    /* the memory agent took this clock for a spool (comm/spool.c) */
+    if (__builtin_expect(t < c->mem_taken_until, 0)) {
+        c->stall_unit++;
+        c->state = WSIM_CELL_STALLED;
+        return 0;
+    }
     if (t < c->busy_max) {
         for (unsigned m = b->slot_mask; m; m &= m - 1) {
             if (c->busy_until[lowest(m)] > t) {

@@ -124,6 +124,7 @@ typedef struct wsim_cell {
     wsim_cell_state state;
     uint64_t next_issue;     /* skewed start, or the clock after a two-clock bundle */
     uint64_t busy_max;       /* max of busy_until: skips the unit test when all are free */
+    uint64_t mem_taken_until; /* iWarp: the memory agent holds the memory bus before this clock */
     wsim_write *wheel;       /* wheel_slots x wheel_cap pending writes, by landing clock */
     uint16_t *wheel_n;
     uint8_t feed_live, addr_live; /* bit q: this cell is the end facing side q */

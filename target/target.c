@@ -30,10 +30,9 @@ static const wt_model models[WT_NMODELS] = {
         .prog_mem_bundles = 65536,   /* chosen: the whole 16-bit target field */
         .ret_stack_depth = 16,       /* chosen */
         .gate_ops_per_clock = 2,     /* four gate operations take two clocks (seed 000, sec. 7.1) */
-        .gate_word_clocks = 0,       /* seed 000, sec. 4 gives each internal bus between the
-                                        computation and communication agents 40 MB/s (2: a word
-                                        every second clock); not yet enforced: the agent's timing
-                                        tests are being redone for it (branch h15-flow) */
+        .gate_word_clocks = 2,       /* each of the four internal buses between the computation
+                                        and communication agents carries 40 MB/s (seed 000,
+                                        sec. 4): a gate moves a word every second clock */
         .double_precision = 1,       /* 10 MFLOPS double precision (seed 000, sec. 1) */
         .int_ops_per_clock = 1,      /* 20 MIPS at 20 MHz (seed 000, sec. 1): the two ALU fields
                                         share one integer unit */
@@ -121,7 +120,11 @@ void wt_bundle_add_gates(wt_bundle_use *u, int dst, const unsigned *srcs, int ns
         if (wt_opnd_is_gate(srcs[k])) u->gates_read |= (uint8_t)(1u << (srcs[k] - WT_OPND_GATE));
         else if (wt_opnd_is_pgate(srcs[k])) u->gates_read |= (uint8_t)(1u << (4 + srcs[k] - WT_OPND_PGATE));
     /* host-feed and host-address writes go to the interface unit, not a gate */
-    if (dst >= 0 && wt_opnd_is_gate_out((unsigned)dst)) u->gate_writes++;
+    if (dst >= 0 && wt_opnd_is_gate_out((unsigned)dst)) {
+        u->gate_writes++;
+        u->gates_written |= (uint8_t)(1u << (wt_opnd_is_gate((unsigned)dst) ? (unsigned)dst - WT_OPND_GATE
+                                                                               : 4 + (unsigned)dst - WT_OPND_PGATE));
+    }
 }
 
 unsigned wt_bundle_gate_ops(const wt_bundle_use *u)

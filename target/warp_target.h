@@ -204,6 +204,7 @@ static inline int wt_opnd_is_gate_out(unsigned o) { return wt_opnd_is_gate(o) ||
 typedef struct wt_bundle_use {
     uint8_t used[WT_NUCLASSES];  /* slots taken per unit class */
     uint8_t gates_read;          /* bits 0..3: @xl @yl @xr @yr dequeued; 4, 5: @g0, @g1 */
+    uint8_t gates_written;       /* the same bits for the output gates written */
     uint8_t gate_writes;         /* output-gate writes */
 } wt_bundle_use;
 

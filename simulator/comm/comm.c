@@ -254,10 +254,11 @@ void wca_free(wca *a)
     free(a);
 }
 
-void wca_attach_memory(wca *a, int cell, uint8_t *mem, uint32_t size)
+void wca_attach_memory(wca *a, int cell, uint8_t *mem, uint32_t size, uint64_t *taken_until)
 {
     a->cells[cell].mem = mem;
     a->cells[cell].mem_size = size;
+    a->cells[cell].mem_taken_until = taken_until;
 }
 
 int wca_setup_systolic(wca *a, char *err, size_t errlen)

@@ -112,6 +112,7 @@ typedef struct wca_cell {
     uint64_t spool_clock;   /* clock + 1 of its spools' last turn */
     uint8_t *mem;
     uint32_t mem_size;
+    uint64_t *mem_taken_until;   /* the simulator's: see wca_attach_memory */
 } wca_cell;
 
 /* A simulator thread's share of the agents (wca_use_parts): the active buses of its

@@ -364,6 +364,8 @@ static void test_iwarp_peak_rates_are_seed_000s(void **state)
     assert_int_equal(m->clock_mhz * m->int_ops_per_clock, 20);   /* MIPS */
     assert_int_equal(wt_class_issue(m, WT_UC_ALU), 1);
     assert_int_equal(4 * m->clock_mhz / m->bus_word_clocks, 40);   /* MB/s an external bus */
+    assert_int_equal(4 * m->clock_mhz / m->gate_word_clocks, 40);  /* MB/s a gate's internal bus (sec. 4) */
+    assert_int_equal(wt_model_get(WT_MODEL_WARP)->gate_word_clocks, 0);
     assert_true(m->double_precision);
     /* two integer operations, or more than two gate operations, take two clocks */
     assert_int_equal(issue_clocks(m, 2, 1), 1);
