@@ -1030,7 +1030,7 @@ void wsim_set_threads(wsim *s, int n) { s->threads = n < 1 ? 1 : n; }
  * parts. */
 static void plan_parts(wsim *s, int n)
 {
-    s->parts = ws_xcalloc((size_t)n, sizeof *s->parts);
+    s->parts = ws_xcalloc_aligned((size_t)n, sizeof *s->parts, WS_CACHE_LINE);
     s->seam = ws_xcalloc((size_t)n * 2, sizeof *s->seam);
     s->nparts = n;
     s->nseam = 0;
@@ -1178,7 +1178,7 @@ static int plan_iwarp_parts(wsim *s, int n)
             if (nb < 0 || part_of[nb] != part_of[k]) on_seam[k] = 1;
         }
     }
-    s->parts = ws_xcalloc((size_t)n, sizeof *s->parts);
+    s->parts = ws_xcalloc_aligned((size_t)n, sizeof *s->parts, WS_CACHE_LINE);
     s->seam = ws_xcalloc((size_t)s->ncells, sizeof *s->seam);
     s->nparts = n;
     int ok = 1;

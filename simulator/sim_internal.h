@@ -11,6 +11,7 @@
 
 #include "warp_comm.h"
 #include "warp_sim.h"
+#include "warp_support.h"
 
 /* The gates a bundle names: 0..3 the direction gates (WT_Q_*), 4 and 5 iWarp's @g0, @g1. */
 #define WSIM_NGATES WCA_NGATES
@@ -157,7 +158,7 @@ void wsim_pool_free(wsim_pool *p);
  * none of which touches a cell of another share, and what its issues add to the
  * whole array's figures. */
 typedef struct wsim_part {
-    int lo, hi;
+    _Alignas(WS_CACHE_LINE) int lo, hi;
     int *cells, ncells;
     uint64_t horizon;
     int nhalted, issued;

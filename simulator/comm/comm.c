@@ -561,7 +561,7 @@ void wca_use_parts(wca *a, int nparts, const int *part_of, const uint8_t *on_sea
     if (nparts > 0) {
         size_t nb = (size_t)a->ncells * WCA_NBUSES;
         a->nparts = nparts;
-        a->parts = ws_xcalloc((size_t)nparts, sizeof *a->parts);
+        a->parts = ws_xcalloc_aligned((size_t)nparts, sizeof *a->parts, WS_CACHE_LINE);
         for (int i = 0; i < nparts; i++) {
             a->parts[i].active = ws_xcalloc(nb, sizeof(int));
             a->parts[i].seam_active = ws_xcalloc(nb, sizeof(int));
