@@ -165,7 +165,7 @@ wca *wca_new(const wt_model *model, const wca_config *cfg, int ncells, const uin
     a->spool_words = model->spool_words_per_clock ? model->spool_words_per_clock : 1;
     size_t nch = (size_t)ncells * nchan;
     a->cells = ws_xcalloc((size_t)ncells, sizeof *a->cells);
-    a->lics = ws_xcalloc(nch, sizeof *a->lics);
+    a->lics = ws_xcalloc_aligned(nch, sizeof *a->lics, _Alignof(wca_lic));
     a->locs = ws_xcalloc(nch, sizeof *a->locs);
     a->buses = ws_xcalloc((size_t)ncells * WCA_NBUSES, sizeof *a->buses);
     a->active_bus = ws_xcalloc((size_t)ncells * WCA_NBUSES, sizeof *a->active_bus);
