@@ -122,7 +122,7 @@ typedef struct wsim_iu_side wsim_iu_side;
 
 /* Slots of a cell's wheel at the most: a power of two above the longest latency of
  * warp_ops.def (wsim_new refuses a model that needs more). */
-#define WSIM_WHEEL_SLOTS 16
+#define WSIM_WHEEL_SLOTS 32
 
 typedef struct wsim_cell {
     /* What every clock touches first, together, in the cell's first cache line. */
