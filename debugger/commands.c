@@ -1011,15 +1011,63 @@ static int info_channels(wdb *d, const char *args, FILE *out)
     return WDB_OK;
 }
 
+/* The figures of clocks FROM up to TO (those before TO): the run keeps only its
+ * totals, so a second simulator replays it from the start, taking every cell's
+ * figures at FROM and at TO. */
+static int stats_window(wdb *d, uint64_t from, uint64_t to, int only, FILE *out)
+{
+    uint64_t now = wsim_cycles(d->sim);
+    if (from > to) return wdb_error(d, "The window's start %llu is after its end %llu.", (unsigned long long)from,
+                                    (unsigned long long)to);
+    if (to > now)
+        return wdb_error(d, "Clock %llu has not run yet: the run is at clock %llu.", (unsigned long long)to,
+                         (unsigned long long)now);
+    wsim *r = wdb_new_sim(d);
+    if (!r) return WDB_ERROR;
+    int lo = only < 0 ? 0 : only, hi = only < 0 ? d->ncells : only + 1;
+    wsim_cell_figures *at_from = ws_xcalloc((size_t)(hi - lo), sizeof *at_from);
+    wsim_run(r, from);
+    for (int k = lo; k < hi; k++) wsim_cell_figures_of(r, k, &at_from[k - lo]);
+    wsim_run(r, to);
+    if (wsim_cycles(r) != to)
+        fprintf(out, "warning: the replay ended at clock %llu, not %llu\n", (unsigned long long)wsim_cycles(r),
+                (unsigned long long)to);
+    if (d->altered) fprintf(out, "warning: set var changed registers or memory in this run; the replay does not\n");
+    fprintf(out, "clocks %llu to %llu: %llu\n", (unsigned long long)from, (unsigned long long)to,
+            (unsigned long long)(to - from));
+    for (int k = lo; k < hi; k++) {
+        wsim_cell_figures at_to;
+        wsim_cell_figures_of(r, k, &at_to);
+        wsim_print_cell_window(r, k, &at_from[k - lo], &at_to, out);
+    }
+    free(at_from);
+    wsim_free(r);
+    return WDB_OK;
+}
+
 static int info_stats(wdb *d, const char *args, FILE *out)
 {
     const char *w;
     size_t n = next_word(&args, &w);
     int only = -1;
+    uint64_t from = 0, to = 0;
+    int window = 0;
+    const char *after_first = args;
+    const char *w2;
+    size_t n2 = n && !word_is(w, n, "cell") ? next_word(&after_first, &w2) : 0;
+    if (n2 && !word_is(w2, n2, "cell")) {
+        /* FROM TO [[cell] N] */
+        if (parse_u64(w, n, &from)) return wdb_error(d, "Invalid clock \"%.*s\".", (int)n, w);
+        if (parse_u64(w2, n2, &to)) return wdb_error(d, "Invalid clock \"%.*s\".", (int)n2, w2);
+        window = 1;
+        args = after_first;
+        n = next_word(&args, &w);
+    }
     if (n && word_is(w, n, "cell")) n = next_word(&args, &w);
     if (n && cell_arg(d, w, n, &only)) return WDB_ERROR;
     if (n && *skip_ws(args)) return wdb_error(d, "Junk after the cell number: \"%s\"", skip_ws(args));
     if (wdb_running(d, out)) return WDB_ERROR;
+    if (window) return stats_window(d, from, to, only, out);
     if (only < 0) {
         wsim_print_stats(d->sim, out);
         return WDB_OK;
@@ -1132,7 +1180,9 @@ static const command info_cmds[] = {
     {"queues", NULL, info_queues, "info queues [CELL]", "The queues that hold words (all four of CELL's): counts and words."},
     {"registers", "r", info_registers, "info registers [rN...]", "The selected cell's registers (hex, int, float), cid and pc."},
     {"source", NULL, info_source, "info source", "The current source file."},
-    {"stats", NULL, info_stats, "info stats [CELL]", "Cycles so far and each cell's (or CELL's) issue, stall and unit figures."},
+    {"stats", NULL, info_stats, "info stats [FROM TO] [CELL]",
+     "Cycles so far and each cell's (or CELL's) issue, stall and unit figures; with FROM TO, those of clocks FROM "
+     "up to TO only (a replay of the run from its start)."},
     {"symbol", NULL, info_symbol, "info symbol ADDRESS", "The symbol at or before a program or data address."},
     {"watchpoints", NULL, info_breakpoints, "info watchpoints", "Breakpoints and watchpoints."},
 };

@@ -838,6 +838,7 @@ static int store(parser *P, value *v, value *r)
     }
     if (rc && v->lreg) return perr(P, "Register $%s cannot be written.", wt_opnd_name((unsigned)(v->lreg - 1)));
     if (rc) return perr(P, "Cannot access memory at address 0x%x", v->addr);
+    d->altered = 1;
     v->bits = bits;
     if (v->kind == V_WORD) v->kind = r->kind == V_FLOAT ? V_FLOAT : V_INT;
     return 0;

@@ -329,17 +329,28 @@ static void print_location(wdb *d, FILE *out, int cell, int with_cell, int with_
 
 /* ---- Starting a run ------------------------------------------------------------------- */
 
-int wdb_start(wdb *d, FILE *out)
+wsim *wdb_new_sim(wdb *d)
 {
     char err[512];
     wsim *s = wsim_new(&d->prog, err, sizeof err);
-    if (!s) return wdb_error(d, "%s: %s", d->image, err);
+    if (!s) {
+        wdb_error(d, "%s: %s", d->image, err);
+        return NULL;
+    }
     for (size_t i = 0; i < d->nin; i++) {
         if (wrt_host_read(d->img, s, d->in_names[i], d->in_paths[i], err, sizeof err) != 0) {
             wsim_free(s);
-            return wdb_error(d, "%s", err);
+            wdb_error(d, "%s", err);
+            return NULL;
         }
     }
+    return s;
+}
+
+int wdb_start(wdb *d, FILE *out)
+{
+    wsim *s = wdb_new_sim(d);
+    if (!s) return WDB_ERROR;
     for (size_t h = 0; h < d->img->nhost; h++) {
         if (d->img->host[h].is_out) continue;
         int bound = 0;
@@ -350,6 +361,7 @@ int wdb_start(wdb *d, FILE *out)
     d->sim = s;
     d->fresh = 1;
     memset(d->swp_lo, 0, sizeof *d->swp_lo * (size_t)d->ncells);
+    d->altered = 0;
     d->end_code = -1;
     for (size_t i = 0; i < d->nbps; i++) {
         d->bps[i].hits = 0;

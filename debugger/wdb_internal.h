@@ -73,6 +73,7 @@ struct wdb {
     size_t nhist;
     volatile sig_atomic_t stop_req;
     int fresh;                /* run started, no clock yet */
+    int altered;              /* set var wrote a register or memory during this run */
     uint64_t *issued;         /* per cell, before the clock being run */
     int has_swp;              /* the DWARF describes a software-pipelined loop's schedule */
     uint64_t *swp_entry;      /* per cell: bundles it had issued when it last entered a pipelined */
@@ -146,6 +147,9 @@ const char *wdb_cell_state(wdb *d, int cell, char *buf, size_t size);
  * frame returns. */
 enum { RUN_CONTINUE, RUN_STEPI, RUN_STEP, RUN_NEXT, RUN_FINISH, RUN_UNTIL, RUN_ADVANCE };
 int wdb_start(wdb *d, FILE *out);
+/* A fresh simulator of the program with the --in files, as `run` starts it; NULL after
+ * an error (reported). For figures of past clocks, which the run does not keep. */
+wsim *wdb_new_sim(wdb *d);
 /* A watchpoint's value now, as the base of the next comparison. */
 void wdb_watch_init(wdb *d, bpoint *b);
 int wdb_resume(wdb *d, int mode, uint64_t count, FILE *out);

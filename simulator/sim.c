@@ -160,9 +160,12 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
     for (unsigned i = 0; i < b->nops; i++) {
         wsim_dop *d = &b->ops[i];
         d->tag = d->kind == WT_K_COMM ? (uint8_t)wt_op_marker((wt_op)d->op) : WT_MARK_DATA;
-        d->wr = !d->dst ? WSIM_WR_NONE : d->dst < WT_OPND_NREGS ? WSIM_WR_REG : WSIM_WR_OTHER;
+        d->wr = !d->dst ? WSIM_WR_NONE
+                : d->dst >= WT_OPND_FEED && d->dst < WT_OPND_PGATE ? WSIM_WR_HOST : WSIM_WR_WHEEL;
         d->proto = (wsim_write){.pc = (uint16_t)pc, .dst = d->dst, .tag = d->tag};
-        if (d->wr == WSIM_WR_REG && d->lat > ev) ev = d->lat;
+        /* On Warp a gate's word reaches the neighbour link clocks after it lands. */
+        unsigned lands = d->lat + (wt_opnd_is_gate(d->dst) && !m->logical_channels ? m->link_latency : 0);
+        if (d->wr == WSIM_WR_WHEEL && lands > ev) ev = lands;
         if (d->interval > 1 && d->interval > ev) ev = d->interval;
         if (d->uclass != WT_UC_NONE) b->class_inc += 1ull << (WSIM_LANE_BITS * (d->uclass - 1u));
     }
@@ -347,6 +350,9 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
     /* An end cell's wheel also takes the feeds and addresses of the IU's bundle. */
     if (p->iu_code) s->wheel_cap *= 2;
     unsigned wheel_slots = pow2_at_least(maxlat + 1);
+    if (wheel_slots > WSIM_WHEEL_SLOTS)
+        ws_internal_error("a latency of %u clocks needs %u wheel slots; WSIM_WHEEL_SLOTS is %u", maxlat, wheel_slots,
+                          WSIM_WHEEL_SLOTS);
     s->wheel_mask = wheel_slots - 1;
     s->qcap = m->queue_words;
     s->link = m->link_latency;
@@ -358,7 +364,7 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
     s->sink = ws_xcalloc((size_t)s->ncells * WT_NQUEUES, sizeof *s->sink);
     s->addr = ws_xcalloc((size_t)s->ncells * WT_NQUEUES, sizeof *s->addr);
     s->ends = ws_xcalloc((size_t)s->ncells * WT_NQUEUES, sizeof *s->ends);
-    s->cells = ws_xcalloc((size_t)s->ncells, sizeof *s->cells);
+    s->cells = ws_xcalloc_aligned((size_t)s->ncells, sizeof *s->cells, WS_CACHE_LINE);
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         c->src[SRC_CID] = (uint32_t)(p->first_cell + k);
@@ -371,7 +377,6 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
         if (p->data_size) memcpy(c->mem, p->data, p->data_size);
         c->rstack = ws_xcalloc(m->ret_stack_depth ? m->ret_stack_depth : 1, sizeof *c->rstack);
         c->wheel = ws_xcalloc((size_t)wheel_slots * s->wheel_cap, sizeof *c->wheel);
-        c->wheel_n = ws_xcalloc(wheel_slots, sizeof *c->wheel_n);
         c->feed_live = (uint8_t)host_sides(p, k, s->ncells);
         c->addr_live = c->feed_live;
         for (unsigned q = 0; q < WT_NQUEUES; q++) {
@@ -420,7 +425,6 @@ static void wsim_release(wsim *s)
         free(c->mem);
         free(c->rstack);
         free(c->wheel);
-        free(c->wheel_n);
         wsim_iu_side_free(c->iu);
     }
     for (size_t i = 0; s->sink && i < (size_t)s->ncells * WT_NQUEUES; i++) {
@@ -770,10 +774,11 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     const uint32_t *src = c->src;
     /* Every register write, freed unit and two-clock end at once: the bundle's latest. */
     note_event(horizon, t + b->ev);
-    unsigned i;
+    /* The operations by pointer, their end in a local: a store through the wheel or
+     * the source file may alias any byte of the bundle, which would reload its count. */
+    const wsim_dop *o, *const ops_end = b->ops + b->nops;
     if (b->slow_units) {
-        for (i = 0; i < b->nops; i++) {
-            const wsim_dop *o = &b->ops[i];
+        for (o = b->ops; o < ops_end; o++) {
             if (o->interval > 1) {
                 uint64_t free_at = t + o->interval;
                 c->busy_until[o->slot] = free_at;
@@ -784,8 +789,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     wsim_write *const wheel = c->wheel;
     uint16_t *const wheel_n = c->wheel_n;
     const unsigned wheel_mask = s->wheel_mask, wheel_cap = s->wheel_cap;
-    for (i = 0; i < b->nops; i++) {
-        const wsim_dop *o = &b->ops[i];
+    for (o = b->ops; o < ops_end; o++) {
         uint32_t v, addr;
         /* One dispatch on the operation: a pure one computes its value in its own case;
          * the kind of any other is a constant there, so its case only jumps on. */
@@ -894,7 +898,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             goto op_fault;
         }
     write:
-        if (__builtin_expect(o->wr == WSIM_WR_REG, 1)) {
+        if (__builtin_expect(o->wr == WSIM_WR_WHEEL, 1)) {
             unsigned slot = (unsigned)((t + o->lat) & wheel_mask);
             wsim_write w = o->proto;
             w.val = v;
@@ -902,12 +906,9 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             continue;
         }
         if (o->wr == WSIM_WR_NONE) continue;
-        unsigned dst = o->dst;
-        if (dst >= WT_OPND_FEED && dst < WT_OPND_PGATE) {
-            /* Host feed and address gates mean something on the end facing that side only. */
-            unsigned live = dst < WT_OPND_ADDR ? c->feed_live : c->addr_live;
-            if (!(live & (1u << ((dst - WT_OPND_FEED) & 3)))) continue;
-        }
+        /* Host feed and address gates mean something on the end facing that side only. */
+        unsigned dst = o->dst, live = dst < WT_OPND_ADDR ? c->feed_live : c->addr_live;
+        if (!(live & (1u << ((dst - WT_OPND_FEED) & 3)))) continue;
         schedule(s, c, o, v, t + o->lat, pc, horizon);
     }
 
@@ -934,7 +935,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     return 1;
 
 div_zero:
-    wsim_fault(s, k, pc, "integer division by zero (%s)", wt_ops[b->ops[i].op].name);
+    wsim_fault(s, k, pc, "integer division by zero (%s)", wt_ops[o->op].name);
 op_fault:
     /* The operations before the faulting one and itself were issued, counted in the
      * whole bundle, whose order the cell's copy keeps. */
@@ -942,7 +943,7 @@ op_fault:
         const wsim_bundle *full = &s->code[pc];
         for (unsigned j = 0; j < full->nops; j++) {
             c->class_ops[full->ops[j].uclass]++;
-            if (i < b->nops && full->ops[j].slot == b->ops[i].slot) break;
+            if (o < ops_end && full->ops[j].slot == o->slot) break;
         }
     }
     return 0;
@@ -1003,7 +1004,8 @@ static void warp_clock(wsim *s)
     if (s->status == WSIM_RUNNING) {
         for (; k <= last; k++) {
             wsim_cell *c = &cells[k];
-            if (k > 0 && k < last && c->wheel_n[slot]) land(s, c, t, slot);
+            /* The ends landed above, which emptied their slot: no test of k needed. */
+            if (c->wheel_n[slot]) land(s, c, t, slot);
             if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
             issued |= issue(s, k, t, &s->horizon, &s->nhalted);
             if (s->status != WSIM_RUNNING) break;
@@ -1036,7 +1038,7 @@ void wsim_set_threads(wsim *s, int n) { s->threads = n < 1 ? 1 : n; }
  * parts. */
 static void plan_parts(wsim *s, int n)
 {
-    s->parts = ws_xcalloc((size_t)n, sizeof *s->parts);
+    s->parts = ws_xcalloc_aligned((size_t)n, sizeof *s->parts, WS_CACHE_LINE);
     s->seam = ws_xcalloc((size_t)n * 2, sizeof *s->seam);
     s->nparts = n;
     s->nseam = 0;
@@ -1184,7 +1186,7 @@ static int plan_iwarp_parts(wsim *s, int n)
             if (nb < 0 || part_of[nb] != part_of[k]) on_seam[k] = 1;
         }
     }
-    s->parts = ws_xcalloc((size_t)n, sizeof *s->parts);
+    s->parts = ws_xcalloc_aligned((size_t)n, sizeof *s->parts, WS_CACHE_LINE);
     s->seam = ws_xcalloc((size_t)s->ncells, sizeof *s->seam);
     s->nparts = n;
     int ok = 1;

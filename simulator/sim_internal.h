@@ -11,6 +11,7 @@
 
 #include "warp_comm.h"
 #include "warp_sim.h"
+#include "warp_support.h"
 
 /* The gates a bundle names: 0..3 the direction gates (WT_Q_*), 4 and 5 iWarp's @g0, @g1. */
 #define WSIM_NGATES WCA_NGATES
@@ -52,8 +53,10 @@ typedef struct wsim_dop {
 /* Where an operation's result goes. */
 enum {
     WSIM_WR_NONE,  /* nowhere: no destination, or r0 */
-    WSIM_WR_REG,   /* a register: lands in the wheel, counted in the bundle's event offset */
-    WSIM_WR_OTHER  /* a gate, host feed or address, or control register: the general path */
+    WSIM_WR_WHEEL, /* a register, gate or control register: into the wheel and no more at
+                      issue, its event (a Warp word's arrival over the link) counted in the
+                      bundle's event offset */
+    WSIM_WR_HOST   /* a host feed or address, which only a cell facing that side keeps */
 };
 
 /* Operations issued by unit class (but WT_UC_NONE, which no slot has) are counted in
@@ -117,17 +120,21 @@ typedef struct wsim_hfifo {
 /* The interface unit's state for one end cell it serves (simulator/iu.c). */
 typedef struct wsim_iu_side wsim_iu_side;
 
+/* Slots of a cell's wheel at the most: a power of two above the longest latency of
+ * warp_ops.def (wsim_new refuses a model that needs more). */
+#define WSIM_WHEEL_SLOTS 32
+
 typedef struct wsim_cell {
-    /* What every clock touches first, together. */
+    /* What every clock touches first, together, in the cell's first cache line. */
     const wsim_bundle *code; /* the program as this cell runs it (wsim.code_for) */
     uint32_t pc;
     wsim_cell_state state;
     uint64_t next_issue;     /* skewed start, or the clock after a two-clock bundle */
+    uint16_t wheel_n[WSIM_WHEEL_SLOTS]; /* writes pending in each slot of the wheel */
+    uint8_t feed_live, addr_live; /* bit q: this cell is the end facing side q */
     uint64_t busy_max;       /* max of busy_until: skips the unit test when all are free */
     uint64_t mem_taken_until; /* iWarp: the memory agent holds the memory bus before this clock */
     wsim_write *wheel;       /* wheel_slots x wheel_cap pending writes, by landing clock */
-    uint16_t *wheel_n;
-    uint8_t feed_live, addr_live; /* bit q: this cell is the end facing side q */
     /* By gate: the queue an input gate reads (NULL: unbound), the queue an output gate
      * fills (NULL on Warp: the host). On iWarp the agent keeps them current. */
     wca_queue *in[WSIM_NGATES], *out[WSIM_NGATES];
@@ -158,7 +165,7 @@ void wsim_pool_free(wsim_pool *p);
  * none of which touches a cell of another share, and what its issues add to the
  * whole array's figures. */
 typedef struct wsim_part {
-    int lo, hi;
+    _Alignas(WS_CACHE_LINE) int lo, hi;
     int *cells, ncells;
     uint64_t horizon;
     int nhalted, issued;
