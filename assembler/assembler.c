@@ -543,6 +543,20 @@ static int parse_operation(as *A, bundle *B, const char *s, const char *e)
                 sl->opnd[sub] = (uint8_t)o;
             break;
         }
+        case 'D':
+        case 'A':
+        case 'B': {
+            int o = wt_opnd_parse(ts, (size_t)(te - ts));
+            rc = 0;
+            if (o < 0 || !wt_opnd_is_pair((unsigned)o))
+                rc = error_at(A, ts,
+                              "'%s' takes a double in a register pair, named by its first register (r2, r4 "
+                              "... r62), not '%.*s'",
+                              name, (int)(te - ts), ts);
+            else
+                sl->opnd[sub] = (uint8_t)o;
+            break;
+        }
         case 'm':
             rc = parse_memory(A, B, ts, te, sl);
             break;

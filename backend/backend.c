@@ -113,6 +113,32 @@ static int has_fixed_blocks(const wb_func *f)
     return 0;
 }
 
+/* A bound from below on the function's bundles once its branches are final (after
+ * the pipeliner): a block takes at least a bundle for its
+ * branch, and at least as many as its operations of one unit class need slots of
+ * it. Copies do not count (allocation may remove one, and either of two units
+ * takes it); nothing later removes another operation or moves it to another
+ * block. A program past program memory by this count is refused before
+ * scheduling and allocation, which for 100,000 ifs at -O0 were most of the time
+ * spent on an answer known here. */
+static uint32_t least_bundles(const wb_func *f)
+{
+    uint32_t total = 0;
+    for (int i = 0; i < f->norder; i++) {
+        const wb_block *b = f->blocks[f->order[i]];
+        uint32_t per_class[WT_NUCLASSES] = {0};
+        for (int k = 0; k < b->nins; k++)
+            if (b->ins[k].op != WB_COPY) per_class[wt_ops[b->ins[k].op].uclass]++;
+        uint32_t len = b->term.op != WT_OP_NONE;
+        for (int uc = WT_UC_NONE + 1; uc < WT_NUCLASSES; uc++) {
+            uint32_t slots = wt_class_slots((wt_unit_class)uc);
+            if (slots && (per_class[uc] + slots - 1) / slots > len) len = (per_class[uc] + slots - 1) / slots;
+        }
+        total += len;
+    }
+    return total;
+}
+
 /* One attempt; 1 if the pipelined loops need more registers than there are, so
  * the caller compiles the function again with fewer registers for them. */
 static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts, const char *swp_disabled,
@@ -146,6 +172,14 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
         (*use_iu)--;
         wb_func_free(f);
         return 1;
+    }
+    /* Not with pipelined loops: when their registers run out, the function is
+     * compiled again with fewer (or none), which may take fewer bundles. */
+    if (rc == 0 && !has_fixed_blocks(f)) {
+        uint32_t least = *bundles + least_bundles(f);
+        if (least > opts->model->prog_mem_bundles)
+            rc = wb_error(mod, "the program needs at least %u bundles; %s program memory holds %u", (unsigned)least,
+                          opts->model->name, opts->model->prog_mem_bundles);
     }
     if (rc == 0) rc = run(&pr, WB_PASS_SPILL_CALLS, wb_spill_calls);
     if (rc == 0) {

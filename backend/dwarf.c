@@ -12,10 +12,11 @@
  *     value, whatever the stalls: a write in flight makes its register unknown
  *     until the clock it surely landed.
  *   - in a software-pipelined loop (the pipeliner's blocks), several iterations
- *     overlap in every bundle and no register holds "the" value of a variable: the
- *     lists have no entry there (the debugger prints <optimized out>), and the
- *     loop is described by a DW_TAG_lexical_block named after what it is, so the
- *     debugger can say why.
+ *     overlap in every bundle: the lists follow the iteration of one stage
+ *     (swp_locate() below), DWARF's empty location where no register holds it
+ *     (the debugger prints <optimized out> and why), and the loop is a
+ *     DW_TAG_lexical_block named after what it is, with its schedule in vendor
+ *     attributes, so the debugger can say which iteration each stage is in.
  * Addresses in .debug_loc are relative to the compile unit's DW_AT_low_pc, the
  * start of this object's .text, so only .debug_info carries relocations. */
 #include "mir.h"
@@ -56,6 +57,9 @@ typedef struct dvar_out {
 typedef struct dblock_out {   /* a software-pipelined loop */
     uint32_t lo, hi;
     unsigned line;
+    uint32_t pro_len;         /* bundles before the kernel */
+    int ii, kernel_len;       /* the kernel's */
+    int stage;                /* whose iteration the locations describe; -1 the last's */
 } dblock_out;
 
 typedef struct dfunc {
@@ -115,6 +119,10 @@ typedef struct locator {
     lstate *in, *out;         /* per block id */
     lstate cur;
     dvar_out *vars;           /* the result, per variable */
+    uint32_t start;           /* the function's first bundle */
+    uint32_t *swp_row;        /* per bundle: its row in swp_reg + 1 (in a pipelined loop), 0 none */
+    uint8_t *swp_reg;         /* per pipelined loop bundle x variable: the register holding the
+                                 variable's value for the iteration swp_locate() follows; 0 none */
 } locator;
 
 static void st_alloc(const locator *L, lstate *s)
@@ -225,6 +233,9 @@ static void record(locator *L, const lstate *s, uint32_t bundle, const uint8_t *
         uint32_t v = 0;
         if (overlap && overlap[k] && s->bkind[k] == WB_DV_NONE) {
             kind = L_EMPTY;
+            uint32_t row = L->swp_row ? L->swp_row[bundle - L->start] : 0;
+            uint8_t r = row ? L->swp_reg[(size_t)(row - 1) * (size_t)L->nvar + (size_t)k] : 0;
+            if (r) kind = L_REG, v = r;
         } else if (s->valid) {
             switch (s->bkind[k]) {
             case WB_DV_VREG:
@@ -301,9 +312,214 @@ static void run_block(locator *L, const wb_block *b, int rec, uint32_t at)
     }
 }
 
-static void locate(const wb_func *f, dvar_out *vars, uint32_t start)
+/* ---- Pipelined loops: each variable for one stage's iteration ------------------------ */
+
+/* In a pipelined loop's prologue, kernel and epilogue every bundle works on several
+ * iterations: stage s on the one s periods (of II bundles) older than stage 0's.
+ * The locations describe one of them, the iteration of one stage chosen for the
+ * whole loop (docs/design.md, section 5): the stage at which the most variables
+ * are in registers over the kernel, the older of two that tie (its values are
+ * the more complete). In the prologue, until that stage starts, the oldest
+ * iteration (the first) stands in. A variable's location at a bundle is the
+ * register that holds its value for that iteration once the assignment landed,
+ * before that the previous iteration's (what the variable holds at that point of
+ * the sequential loop); where neither is surely in a register, none.
+ *
+ * The replay follows what each register holds, tagged with the iteration: the
+ * pipeliner numbered each copy's iteration from its block's first period's
+ * (wb_ins.swp_iter, from the loop's first in the prologue), and the oldest
+ * iteration in flight advances by one every II bundles of the kernel and the
+ * epilogue. */
+typedef struct swp_replay {
+    const locator *L;
+    const int *value_of;      /* per variable: the body value it is, 0 none */
+    int ii, stages, stage;    /* stage: whose iteration the locations describe */
+    long oldest;              /* the oldest iteration in flight, in the kernel and epilogue */
+    int clock;
+    int hold_var[NREG];       /* the variable and iteration each register holds */
+    long hold_it[NREG];
+    int pend_clock[NREG];     /* a write in flight: when it surely landed, whose value */
+    int pend_var[NREG];
+    long pend_it[NREG];
+    long found;               /* bundles x variables given a register */
+    long *landed;             /* per variable: the newest iteration whose value landed */
+} swp_replay;
+
+static int var_of_value(const swp_replay *R, uint32_t value)
 {
-    locator L = {.f = f, .nv = f->nvregs, .nvar = f->ndvars, .vars = vars};
+    for (int k = 0; value && k < R->L->nvar; k++)
+        if (R->value_of[k] == (int)value) return k;
+    return -1;
+}
+
+/* One block (in_pro: of the prologue), its bundles' locations into out (len x
+ * nvar) if out, for its first `periods` periods. */
+static void swp_replay_block(swp_replay *R, const wb_block *b, int in_pro, uint8_t *out, int periods)
+{
+    const locator *L = R->L;
+    long first = in_pro ? 0 : R->oldest;
+    for (int c = 0; c < b->len; c++, R->clock++) {
+        if (!in_pro && c && c % R->ii == 0) R->oldest++;
+        for (int r = 1; r < NREG; r++)
+            if (R->pend_clock[r] != INT_MIN && R->pend_clock[r] <= R->clock - 1) {
+                R->hold_var[r] = R->pend_var[r];
+                R->hold_it[r] = R->pend_it[r];
+                R->pend_clock[r] = INT_MIN;
+                if (R->hold_var[r] >= 0 && R->hold_it[r] > R->landed[R->hold_var[r]])
+                    R->landed[R->hold_var[r]] = R->hold_it[r];
+            }
+        /* the chosen stage's iteration: in the prologue (where clock / II is the
+         * period, stage 0's iteration) the first until that stage starts */
+        long t = R->clock / R->ii;
+        long ref = in_pro ? (t > R->stage ? t - R->stage : 0) : R->oldest + (R->stages - 1 - R->stage);
+        if (out && c / R->ii < periods)
+            for (int k = 0; k < L->nvar; k++) {
+                if (!R->value_of[k]) continue;
+                int now = 0, before = 0;
+                for (int r = 1; r < NREG; r++) {
+                    if (R->hold_var[r] != k) continue;
+                    if (R->hold_it[r] == ref) now = r;
+                    else if (R->hold_it[r] == ref - 1) before = r;
+                }
+                /* the previous iteration's only until this one's landed: once
+                 * its register is reused, the value is gone, not older */
+                if (R->landed[k] >= ref) before = 0;
+                out[(size_t)c * (size_t)L->nvar + (size_t)k] = (uint8_t)(now ? now : before);
+            }
+        for (int i = 0; i <= b->nins; i++) {
+            const wb_ins *in = i == b->nins ? &b->term : &b->ins[i];
+            if (in->op == WT_OP_NONE || in->cycle != c) continue;
+            if (!wb_has_dest(in->op) || in->d.kind != WB_O_REG || in->d.v == 0 || in->d.v >= NREG) continue;
+            unsigned r = in->d.v;
+            int mop = in->mop ? in->mop : in->op;
+            int lat = mop < WT_NOPS ? wt_ops[mop].latency[L->f->model->id] : 1;
+            R->hold_var[r] = -1;
+            R->pend_clock[r] = R->clock + (lat > 0 ? lat : 1);
+            R->pend_var[r] = var_of_value(R, in->swp_value);
+            R->pend_it[r] = first + in->swp_iter;
+        }
+    }
+}
+
+/* The loop of blocks order[from..to) of f (the kernel at order[kernel]) replayed
+ * for one stage; the locations into out (the loop's bundles x nvar) if out.
+ * Returns how many bundles x variables of the kernel have a register. */
+static long swp_replay_loop(locator *L, const int *value_of, int from, int kernel, int to, int stage, uint8_t *out)
+{
+    const wb_func *f = L->f;
+    const wb_block *kb = f->blocks[f->order[kernel]];
+    int nvar = L->nvar;
+    uint32_t pro_len = 0;
+    for (int oi = from; oi < kernel; oi++) pro_len += (uint32_t)f->blocks[f->order[oi]]->len;
+    swp_replay R = {.L = L, .value_of = value_of, .ii = kb->ii, .stages = (int)pro_len / kb->ii + 1, .stage = stage};
+    R.landed = ws_xcalloc((size_t)nvar + 1, sizeof *R.landed);
+    for (int k = 0; k < nvar; k++) R.landed[k] = -1;
+    for (int r = 0; r < NREG; r++) {
+        R.hold_var[r] = -1;
+        R.pend_clock[r] = INT_MIN;
+    }
+    size_t off = 0;
+    for (int oi = from; oi < kernel; oi++) {
+        const wb_block *b = f->blocks[f->order[oi]];
+        swp_replay_block(&R, b, 1, out ? out + off * (size_t)nvar : NULL, INT_MAX);
+        off += (size_t)b->len;
+    }
+    /* The kernel twice: its first pass (from the prologue) and the steady state
+     * (from its own end); a location stands where both agree. */
+    size_t klen = (size_t)kb->len * (size_t)nvar;
+    uint8_t *first = ws_xcalloc(klen + 1, 1), *steady = ws_xcalloc(klen + 1, 1);
+    swp_replay_block(&R, kb, 0, first, INT_MAX);
+    R.oldest++;
+    swp_replay_block(&R, kb, 0, steady, INT_MAX);
+    long found = 0;
+    for (size_t i = 0; i < klen; i++) {
+        uint8_t r = first[i] == steady[i] ? first[i] : 0;
+        found += r != 0;
+        if (out) out[off * (size_t)nvar + i] = r;
+    }
+    off += (size_t)kb->len;
+    free(first);
+    free(steady);
+    /* the epilogue (the pipeliner makes one), while the stage still has an iteration */
+    if (kernel + 1 < to) {
+        R.oldest++;
+        swp_replay_block(&R, f->blocks[f->order[kernel + 1]], 0, out ? out + off * (size_t)nvar : NULL, stage);
+    }
+    free(R.landed);
+    return found;
+}
+
+/* The locations in one pipelined loop, blocks order[from..to) of f starting at
+ * bundle `at`; returns the stage they describe (-1: not a pipelined loop). */
+static int swp_locate(locator *L, int from, int to, uint32_t at)
+{
+    const wb_func *f = L->f;
+    int kernel = -1;
+    for (int oi = from; oi < to; oi++)
+        if (f->blocks[f->order[oi]]->ii > 0 && kernel < 0) kernel = oi;
+    if (kernel < 0) return -1;
+    const wb_block *kb = f->blocks[f->order[kernel]];
+    int nvar = L->nvar;
+    uint32_t pro_len = 0;
+    for (int oi = from; oi < kernel; oi++) pro_len += (uint32_t)f->blocks[f->order[oi]]->len;
+    int stages = (int)pro_len / kb->ii + 1;
+    /* which body value each variable is: one for all its assignments in the loop */
+    int *value_of = ws_xcalloc((size_t)nvar + 1, sizeof *value_of);
+    for (int oi = from; oi < to; oi++) {
+        const wb_block *b = f->blocks[f->order[oi]];
+        for (int i = 0; i < b->nins; i++)
+            for (int ev = b->ins[i].dbg; ev; ev = f->dbgev[ev].next) {
+                const wb_dbgev *e = &f->dbgev[ev];
+                if (e->var < 0 || e->var >= nvar || e->kind != WB_DV_VREG) continue;
+                value_of[e->var] = value_of[e->var] == 0 || value_of[e->var] == (int)e->v ? (int)e->v : -1;
+            }
+    }
+    for (int k = 0; k < nvar; k++)
+        if (value_of[k] < 0) value_of[k] = 0;
+    int best = stages - 1;
+    long most = -1;
+    for (int s = stages - 1; s >= 0; s--) {
+        long n = swp_replay_loop(L, value_of, from, kernel, to, s, NULL);
+        if (n > most) most = n, best = s;
+    }
+    swp_replay_loop(L, value_of, from, kernel, to, best, L->swp_reg + (size_t)(L->swp_row[at - L->start] - 1) * (size_t)nvar);
+    free(value_of);
+    return best;
+}
+
+/* stage_of_loop: per run of pipeliner blocks, the stage its locations describe. */
+static void locate(const wb_func *f, dvar_out *vars, uint32_t start, int *stage_of_loop, int maxloops)
+{
+    int nloops = 0;
+    locator L = {.f = f, .nv = f->nvregs, .nvar = f->ndvars, .vars = vars, .start = start};
+    /* rows for the pipelined loops' bundles only */
+    uint32_t total = 0, rows = 0;
+    for (int oi = 0; oi < f->norder; oi++) {
+        total += (uint32_t)f->blocks[f->order[oi]]->len;
+        if (f->blocks[f->order[oi]]->fixed) rows += (uint32_t)f->blocks[f->order[oi]]->len;
+    }
+    if (rows) {
+        L.swp_row = ws_xcalloc((size_t)total + 1, sizeof *L.swp_row);
+        L.swp_reg = ws_xcalloc((size_t)rows * (size_t)L.nvar + 1, 1);
+        for (uint32_t oi = 0, at = 0, row = 0; oi < (uint32_t)f->norder; oi++) {
+            const wb_block *b = f->blocks[f->order[oi]];
+            for (int c = 0; c < b->len; c++, at++)
+                if (b->fixed) L.swp_row[at] = ++row;
+        }
+    }
+    for (int oi = 0, at = 0; oi < f->norder;) {
+        if (!f->blocks[f->order[oi]]->fixed) {
+            at += f->blocks[f->order[oi++]]->len;
+            continue;
+        }
+        int end = oi, len = 0;
+        while (end < f->norder && f->blocks[f->order[end]]->fixed) len += f->blocks[f->order[end++]]->len;
+        int stage = L.swp_row ? swp_locate(&L, oi, end, start + (uint32_t)at) : -1;
+        if (nloops < maxloops) stage_of_loop[nloops] = stage;
+        nloops++;
+        at += len;
+        oi = end;
+    }
     L.in = ws_xcalloc((size_t)f->nblocks, sizeof *L.in);
     L.out = ws_xcalloc((size_t)f->nblocks, sizeof *L.out);
     for (int id = 0; id < f->nblocks; id++) {
@@ -364,6 +580,8 @@ static void locate(const wb_func *f, dvar_out *vars, uint32_t start)
     st_free(&L.cur);
     free(L.in);
     free(L.out);
+    free(L.swp_reg);
+    free(L.swp_row);
 }
 
 void wb_dinfo_function(wb_dinfo *d, LLVMValueRef fn, const wb_func *f, uint32_t offset)
@@ -382,9 +600,14 @@ void wb_dinfo_function(wb_dinfo *d, LLVMValueRef fn, const wb_func *f, uint32_t 
              * its `for`, which the kernel's branch carries. */
             if (!df->nloops || df->loops[df->nloops - 1].hi != offset + df->len) {
                 df->loops = ws_xrealloc(df->loops, sizeof *df->loops * (size_t)(df->nloops + 1));
-                df->loops[df->nloops++] = (dblock_out){offset + df->len, offset + df->len, 0};
+                df->loops[df->nloops++] = (dblock_out){offset + df->len, offset + df->len, 0, 0, 0, 0, -1};
             }
             dblock_out *lp = &df->loops[df->nloops - 1];
+            if (b->ii > 0 && !lp->ii) {
+                lp->ii = b->ii;
+                lp->kernel_len = b->len;
+                lp->pro_len = offset + df->len - lp->lo;
+            }
             lp->hi += (uint32_t)b->len;
             if (b->term.op != WT_OP_NONE && b->term.line) lp->line = b->term.line;
         }
@@ -396,7 +619,11 @@ void wb_dinfo_function(wb_dinfo *d, LLVMValueRef fn, const wb_func *f, uint32_t 
         df->vars[k] = (dvar_out){f->dvars[k].md, f->dvars[k].mem,
                                  f->dvars[k].sym ? ws_arena_strndup(A, f->dvars[k].sym, strlen(f->dvars[k].sym)) : NULL,
                                  f->dvars[k].off, NULL, 0};
-    if (f->ndvars) locate(f, df->vars, offset);
+    int *stage = ws_xcalloc((size_t)df->nloops + 1, sizeof *stage);
+    for (int k = 0; k < df->nloops; k++) stage[k] = -1;
+    if (f->ndvars) locate(f, df->vars, offset, stage, df->nloops);
+    for (int k = 0; k < df->nloops; k++) df->loops[k].stage = stage[k];
+    free(stage);
 }
 
 /* ---- Reading the frontend's metadata ------------------------------------------- */
@@ -621,7 +848,10 @@ static void write_abbrevs(ws_buf *a)
            (const unsigned[]){DW_AT_name, DW_FORM_string, DW_AT_decl_file, DW_FORM_data1, DW_AT_decl_line,
                               DW_FORM_data4, DW_AT_type, DW_FORM_ref4, 0});
     abbrev(a, AB_BLOCK, DW_TAG_lexical_block, 0,
-           (const unsigned[]){DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr, DW_AT_high_pc, DW_FORM_data4, 0});
+           (const unsigned[]){DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr, DW_AT_high_pc, DW_FORM_data4,
+                              DW_AT_decl_file, DW_FORM_data1, DW_AT_decl_line, DW_FORM_data4,
+                              DW_AT_WARP_swp_ii, DW_FORM_udata, DW_AT_WARP_swp_stages, DW_FORM_udata,
+                              DW_AT_WARP_swp_unroll, DW_FORM_udata, DW_AT_WARP_swp_stage, DW_FORM_udata, 0});
     wd_u8(a, 0);
 }
 
@@ -905,6 +1135,15 @@ int wb_dinfo_emit(wb_dinfo *d, uint32_t text_bundles, ws_buf *out)
             put_string(&info, ln);
             put_reloc(&info, ".Ltext0", (int32_t)(lp->lo * WT_BUNDLE_BYTES));
             wd_u32(&info.b, (lp->hi - lp->lo) * WT_BUNDLE_BYTES);
+            wd_u8(&info.b, 1);
+            wd_u32(&info.b, lp->line);
+            /* what the debugger needs to say which iteration each stage is in */
+            int ii = lp->ii > 0 ? lp->ii : 1;
+            wd_uleb(&info.b, (uint64_t)(lp->ii > 0 ? lp->ii : 0));
+            wd_uleb(&info.b, lp->ii > 0 ? lp->pro_len / (uint32_t)ii + 1 : 0);
+            wd_uleb(&info.b, (uint64_t)(lp->kernel_len / ii));
+            uint32_t stages = lp->ii > 0 ? lp->pro_len / (uint32_t)ii + 1 : 1;
+            wd_uleb(&info.b, lp->stage >= 0 ? (uint64_t)lp->stage : stages - 1);
         }
         if (!leaf) wd_u8(&info.b, 0);
     }

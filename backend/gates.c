@@ -256,8 +256,8 @@ static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int g
         }
     }
     for (int c = 1; c < WT_NUCLASSES && ok; c++)
-        if (used[c] > (int)wt_class_slots((wt_unit_class)c)) ok = 0;
-    int spare = (int)wt_class_slots(WT_UC_MV) - used[WT_UC_MV] + (int)wt_class_slots(WT_UC_ALU) - used[WT_UC_ALU];
+        if (used[c] > (int)wt_class_issue(f->model, (wt_unit_class)c)) ok = 0;
+    int spare = (int)wt_class_issue(f->model, WT_UC_MV) - used[WT_UC_MV] + (int)wt_class_issue(f->model, WT_UC_ALU) - used[WT_UC_ALU];
     if (copies > spare || nlit > 2) ok = 0;
     unsigned per_clock = f->model->gate_ops_per_clock;
     if (ok && per_clock) {

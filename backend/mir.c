@@ -67,7 +67,7 @@ wb_ins *wb_insert(wb_func *f, int block, int at, const wb_ins *in)
 {
     wb_block *b = f->blocks[block];
     if (b->nins == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 16;
+        b->cap = b->cap ? 2 * b->cap : 4;
         b->ins = ws_xrealloc(b->ins, sizeof *b->ins * (size_t)b->cap);
     }
     memmove(&b->ins[at + 1], &b->ins[at], sizeof *b->ins * (size_t)(b->nins - at));

@@ -56,6 +56,11 @@ typedef struct wb_ins {
     int bundle_with;      /* operations of a block with the same nonzero number issue in one
                              bundle: they read one received word straight from its gate */
     uint8_t iu;           /* Warp: issued by the interface unit beside the cells' bundle (iu.c) */
+    /* -g, in a pipelined loop's blocks: the loop body's value this copy of its
+     * operation defines (0 none), and for which iteration (as swp_gen.c counts
+     * them per block); dwarf.c finds each iteration's variables from them. */
+    uint32_t swp_value;
+    int swp_iter;
 } wb_ins;
 
 /* Parallel copies that a phi needs on the edge into succ (lowered by wb_lower_phis). */
@@ -88,7 +93,15 @@ enum { WB_V_SPILLTEMP = 1, WB_V_IU = 2 };  /* vreg flags; WB_V_IU: an interface 
  * word into the array a cycle (seed 002, section 3). */
 enum { WB_RES_IU = WT_NUCLASSES, WB_RES_LINK = 2 * WT_NUCLASSES, WB_NRES };
 static inline int wb_res(int mop, int iu) { return (int)wt_ops[mop].uclass + (iu ? WB_RES_IU : 0); }
-static inline int wb_res_slots(int r) { return r == WB_RES_LINK ? 1 : (int)wt_class_slots((wt_unit_class)(r % WT_NUCLASSES)); }
+/* Operations of resource r a bundle issues in one clock on model m: a cell class at
+ * the model's rate (target/'s wt_class_issue: iWarp's one integer operation a clock),
+ * an IU class (Warp only) its slots, the IU link one word. */
+static inline int wb_res_slots(const wt_model *m, int r)
+{
+    if (r == WB_RES_LINK) return 1;
+    if (r >= WB_RES_IU) return (int)wt_class_slots((wt_unit_class)(r - WB_RES_IU));
+    return (int)wt_class_issue(m, (wt_unit_class)r);
+}
 /* Does the IU operation take the link (a word it feeds into the array)? */
 int wb_iu_feeds(const wb_ins *in);
 
@@ -214,6 +227,9 @@ typedef struct wb_mnode {
     int op[WB_MNODE_OPS];      /* machine ops */
     int alt[WB_MNODE_OPS];     /* an alternative machine op, or WT_OP_NONE */
     int gate_ops;              /* gate operations (iWarp: per clock at most gate_ops_per_clock) */
+    unsigned gate_buses;       /* the gates it reads (bits 0..7, wt_bundle_use.gates_read) and
+                                  writes (bits 8..15): iWarp's internal buses, a word every
+                                  gate_word_clocks each */
     int nlit;                  /* distinct literals its operations read (a bundle has two fields) */
     wb_opnd lit[2 * WB_MNODE_OPS];
     int no_value;              /* writes no register (a store, a send, a host feed): issuing it later

@@ -7,7 +7,8 @@
  * time[to] + II * dist >= time[from] + lat. The resources of a row of the
  * modulo reservation table (the clocks equal modulo II) are the bundle's slots
  * per unit class, its two literal fields (equal literals share one) and, on
- * iWarp, its gate operations a clock. A non-pipelined
+ * iWarp, its gate operations a clock and each gate's internal bus (busy for
+ * gate_word_clocks rows from the node that uses it). A non-pipelined
  * operation (issue interval > 1) takes one slot in its row and its whole class in
  * the rows after, as the list scheduler has it (the assembler picks the slot
  * within a class, so the divide's slot cannot be told apart).
@@ -27,7 +28,7 @@ static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 static int op_cost(const wt_model *m, int op)
 {
     int ivl = wt_ops[op].interval[m->id];
-    return ivl > 1 ? 1 + (ivl - 1) * (int)wt_class_slots(wt_ops[op].uclass) : 1;
+    return ivl > 1 ? 1 + (ivl - 1) * (int)wt_class_issue(m, wt_ops[op].uclass) : 1;
 }
 
 int wb_res_mii(const wb_mgraph *g, const char **bound)
@@ -44,7 +45,7 @@ int wb_res_mii(const wb_mgraph *g, const char **bound)
                 int c = wb_res(op, iu);
                 if (alt != WT_OP_NONE) {
                     int c2 = wb_res(alt, iu);
-                    int s1 = wb_res_slots(c), s2 = wb_res_slots(c2);
+                    int s1 = wb_res_slots(g->model, c), s2 = wb_res_slots(g->model, c2);
                     if ((load[c2] + op_cost(g->model, alt)) * s1 < (load[c] + op_cost(g->model, op)) * s2) {
                         op = alt;
                         c = c2;
@@ -61,7 +62,7 @@ int wb_res_mii(const wb_mgraph *g, const char **bound)
     static const char *const iu_names[WT_NUCLASSES] = {"", "IU FA", "IU FM", "IU ALU", "IU MEM", "IU MV", "IU BR"};
     for (int c = 1; c < WB_NRES; c++) {
         if (c == WB_RES_IU) continue;
-        int need = load[c] ? ceil_div(load[c], wb_res_slots(c)) : 0;
+        int need = load[c] ? ceil_div(load[c], wb_res_slots(g->model, c)) : 0;
         if (need > mii || (need == mii && load[c] && !strcmp(*bound, "none"))) {
             mii = need;
             *bound = c < WB_RES_IU ? wt_unit_class_name(c) : c == WB_RES_LINK ? "IU link" : iu_names[c - WB_RES_IU];
@@ -71,6 +72,15 @@ int wb_res_mii(const wb_mgraph *g, const char **bound)
     if (per_clock && ceil_div(gate_ops, (int)per_clock) > mii) {
         mii = ceil_div(gate_ops, (int)per_clock);
         *bound = "gate operations";
+    }
+    int word_clocks = (int)g->model->gate_word_clocks;
+    for (int b = 0; word_clocks && b < 16; b++) {
+        int users = 0;
+        for (int i = 0; i < g->n; i++) users += g->node[i].gate_buses >> b & 1;
+        if (users * word_clocks > mii) {
+            mii = users * word_clocks;
+            *bound = "gate bus";
+        }
     }
     return mii;
 }
@@ -191,6 +201,7 @@ typedef struct mrt {
     int ii;
     int (*used)[WB_NRES];
     int *gate;
+    unsigned *bus;        /* per row: the gate buses (wb_mnode.gate_buses) carrying a word */
     wb_opnd (*lit)[2];    /* per row: the literals in its fields, with how many nodes use each */
     int (*litn)[2];
 } mrt;
@@ -226,12 +237,12 @@ static void take(const wb_mgraph *g, mrt *t, int op, int iu, int time, int sign)
     int c = wb_res(op, iu), r = time % t->ii;
     int ivl = wt_ops[op].interval[g->model->id];
     t->used[r][c] += sign;
-    for (int k = 1; k < ivl; k++) t->used[(r + k) % t->ii][c] += sign * wb_res_slots(c);
+    for (int k = 1; k < ivl; k++) t->used[(r + k) % t->ii][c] += sign * wb_res_slots(g->model, c);
 }
 
 static int op_fits(const wb_mgraph *g, const mrt *t, int op, int iu, int time)
 {
-    int c = wb_res(op, iu), r = time % t->ii, slots = wb_res_slots(c);
+    int c = wb_res(op, iu), r = time % t->ii, slots = wb_res_slots(g->model, c);
     int ivl = wt_ops[op].interval[g->model->id];
     if (ivl > t->ii) return 0;
     if (t->used[r][c] + 1 > slots) return 0;
@@ -248,8 +259,14 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
     unsigned per_clock = g->model->gate_ops_per_clock;
     int r = time % t->ii;
     if (per_clock && x->gate_ops && t->gate[r] > 0 && t->gate[r] + x->gate_ops > (int)per_clock) return 0;
+    int word_clocks = (int)g->model->gate_word_clocks;
+    if (word_clocks && x->gate_buses) {
+        if (word_clocks > t->ii) return 0;
+        for (int k = 0; k < word_clocks; k++)
+            if (t->bus[(r + k) % t->ii] & x->gate_buses) return 0;
+    }
     if (x->nlit && !lits_fit(t, x, r)) return 0;
-    if (x->link && t->used[r][WB_RES_LINK] + x->link > wb_res_slots(WB_RES_LINK)) return 0;
+    if (x->link && t->used[r][WB_RES_LINK] + x->link > wb_res_slots(g->model, WB_RES_LINK)) return 0;
     int k;
     for (k = 0; k < x->nops; k++) {
         if (op_fits(g, t, x->op[k], x->iu, time)) mop[k] = x->op[k];
@@ -263,8 +280,21 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
     }
     t->used[r][WB_RES_LINK] += x->link;
     t->gate[r] += x->gate_ops;
+    for (int k = 0; k < word_clocks && x->gate_buses; k++) t->bus[(r + k) % t->ii] |= x->gate_buses;
     lits_take(t, x, r, +1);
     return 1;
+}
+
+/* The longest issue interval among the node's operations: the clocks it holds
+ * its unit. */
+static int node_interval(const wb_mgraph *g, int i)
+{
+    int k = 1;
+    for (int j = 0; j < g->node[i].nops; j++) {
+        int ivl = (int)wt_ops[g->node[i].op[j]].interval[g->model->id];
+        if (ivl > k) k = ivl;
+    }
+    return k;
 }
 
 static void node_remove(const wb_mgraph *g, mrt *t, int i, int time, const int *mop)
@@ -272,6 +302,8 @@ static void node_remove(const wb_mgraph *g, mrt *t, int i, int time, const int *
     for (int k = 0; k < g->node[i].nops; k++) take(g, t, mop[k], g->node[i].iu, time, -1);
     t->used[time % t->ii][WB_RES_LINK] -= g->node[i].link;
     t->gate[time % t->ii] -= g->node[i].gate_ops;
+    for (int k = 0; k < (int)g->model->gate_word_clocks && g->node[i].gate_buses; k++)
+        t->bus[(time + k) % t->ii] &= ~g->node[i].gate_buses;
     lits_take(t, &g->node[i], time % t->ii, -1);
 }
 
@@ -283,6 +315,11 @@ static int collides(const wb_mgraph *g, int ii, int i, int time, int j, int jtim
     if (g->model->gate_ops_per_clock && x->gate_ops && y->gate_ops && time % ii == jtime % ii) return 1;
     if (x->nlit && y->nlit && time % ii == jtime % ii) return 1;
     if (x->link && y->link && time % ii == jtime % ii) return 1;
+    int word_clocks = (int)g->model->gate_word_clocks;
+    if (word_clocks && (x->gate_buses & y->gate_buses))
+        for (int p = 0; p < word_clocks; p++)
+            for (int q = 0; q < word_clocks; q++)
+                if ((time + p) % ii == (jtime + q) % ii) return 1;
     if (x->iu != y->iu) return 0;
     for (int a = 0; a < x->nops; a++) {
         int rows_a = wt_ops[x->op[a]].interval[g->model->id];
@@ -306,7 +343,8 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
     int *order = ws_xcalloc((size_t)n + 1, sizeof *order);
     int *prev = ws_xcalloc((size_t)n + 1, sizeof *prev);
     mrt t = {ii, ws_xcalloc((size_t)ii, sizeof *t.used), ws_xcalloc((size_t)ii, sizeof *t.gate),
-             ws_xcalloc((size_t)ii, sizeof *t.lit), ws_xcalloc((size_t)ii, sizeof *t.litn)};
+             ws_xcalloc((size_t)ii, sizeof *t.bus), ws_xcalloc((size_t)ii, sizeof *t.lit),
+             ws_xcalloc((size_t)ii, sizeof *t.litn)};
     /* Height: the longest path to any node's end, under this II. */
     for (int round = 0; round <= n; round++) {
         int changed = 0;
@@ -369,16 +407,26 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
             }
         }
         int at = -1;
-        if (succs && !preds && lstart >= 0) {
-            for (int c = lstart; c > lstart - ii && c >= 0 && at < 0; c--)
-                if (node_place(g, &t, i, c, out->mop[i])) at = c;
-            if (at < 0 && lstart - ii + 1 > 0) estart = lstart - ii + 1 > estart ? estart : lstart - ii + 1;
-        } else {
-            int end = estart + ii;
-            if (succs && lstart + 1 < end) end = lstart + 1;
-            for (int c = estart; c < end && at < 0; c++)
-                if (node_place(g, &t, i, c, out->mop[i])) at = c;
+        /* An operation that holds its unit for k clocks (iWarp's float units
+         * take one every second clock) tries the clocks that are multiples of k
+         * first, when II is: the table's rows then tile with no gap of one
+         * clock that nothing can use (nine products at II=18 fit only so). */
+        int align = node_interval(g, i);
+        if (align < 2 || ii % align) align = 1;
+        for (int pass = align > 1 ? 0 : 1; pass < 2 && at < 0; pass++) {
+            int step = pass ? 1 : align;
+            if (succs && !preds && lstart >= 0) {
+                for (int c = lstart; c > lstart - ii && c >= 0 && at < 0; c--)
+                    if ((step == 1 || c % step == 0) && node_place(g, &t, i, c, out->mop[i])) at = c;
+            } else {
+                int end = estart + ii;
+                if (succs && lstart + 1 < end) end = lstart + 1;
+                for (int c = estart; c < end && at < 0; c++)
+                    if ((step == 1 || c % step == 0) && node_place(g, &t, i, c, out->mop[i])) at = c;
+            }
         }
+        if (at < 0 && succs && !preds && lstart >= 0 && lstart - ii + 1 > 0)
+            estart = lstart - ii + 1 > estart ? estart : lstart - ii + 1;
         if (at < 0) {
             at = prev[i] < 0 || estart > prev[i] ? estart : prev[i] + 1;
             if (at > horizon) {
@@ -465,6 +513,7 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
     free(prev);
     free(t.used);
     free(t.gate);
+    free(t.bus);
     free(t.lit);
     free(t.litn);
     return ok;

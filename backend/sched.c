@@ -13,11 +13,12 @@
  *     a bundle (two reads of it are two words);
  *   - the terminator issues when everything else of the block has completed or
  *     completes with it, so that no write lands in the next block's time.
- * Resources per bundle: the unit classes' slots (wt_class_slots), at most two
+ * Resources per bundle: the unit classes' slots a clock (wt_class_issue), at most two
  * distinct literals (IMM0, IMM1), one branch (the BR class has one slot); a
  * non-pipelined operation (issue interval > 1) keeps its class busy; on iWarp, no
  * more gate operations than the model's gate_ops_per_clock (as target/ counts
- * them: host-feed and host-address writes are not gate operations). The assembler
+ * them: host-feed and host-address writes are not gate operations), and a gate
+ * moves a word every gate_word_clocks (its internal bus). The assembler
  * picks the slot within a class, so after the divide's bundle the whole class
  * waits: whichever slot the divide landed in stays free of new work.
  * Priority: longest latency path to the block's end, then program order; but when
@@ -105,7 +106,23 @@ typedef struct bundle_state {
     int nlits;
     int busy_from[WB_NRES], busy_until[WB_NRES];   /* a divide's unit, [from, until) */
     wt_bundle_use gates;  /* the gate operations of the bundle (target's resource model) */
+    /* iWarp: each gate's internal bus (input gates, then output gates) carrying a word,
+     * [from, until): gate_word_clocks after the bundle that moved it */
+    int bus_from[2][8], bus_until[2][8];
 } bundle_state;
+
+/* Is a gate the operation reads or writes still carrying the word of an earlier
+ * bundle at t? */
+static int gate_bus_busy(const bundle_state *st, const wb_ins *in, int t)
+{
+    wt_bundle_use u = {0};
+    wb_add_gate_ops(&u, in);
+    for (int g = 0; g < 8; g++) {
+        if ((u.gates_read >> g & 1) && st->bus_from[0][g] < t && t < st->bus_until[0][g]) return 1;
+        if ((u.gates_written >> g & 1) && st->bus_from[1][g] < t && t < st->bus_until[1][g]) return 1;
+    }
+    return 0;
+}
 
 
 /* Can the node's operation join the bundle at cycle t? Sets *mop to the machine op
@@ -121,6 +138,7 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
         wb_add_gate_ops(&after, in);
         if (wt_bundle_gate_ops(&after) > per_clock) return 0;
     }
+    if (f->model->gate_word_clocks && gate_bus_busy(st, in, t)) return 0;
     int extra = 0;
     wb_opnd seen[3];
     for (int k = 0; k < wb_nsrc(in->op); k++) {
@@ -140,11 +158,11 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
     } else {
         choices[nc++] = in->op;
     }
-    if (wb_iu_feeds(in) && st->used[WB_RES_LINK] >= wb_res_slots(WB_RES_LINK)) return 0;
+    if (wb_iu_feeds(in) && st->used[WB_RES_LINK] >= wb_res_slots(f->model, WB_RES_LINK)) return 0;
     for (int c = 0; c < nc; c++) {
         int uc = wb_res(choices[c], in->iu);
         int busy = st->busy_from[uc] < t && t < st->busy_until[uc];
-        if (st->used[uc] < wb_res_slots(uc) && !busy) {
+        if (st->used[uc] < wb_res_slots(f->model, uc) && !busy) {
             *mop = choices[c];
             return 1;
         }
@@ -158,6 +176,16 @@ static void take(const wb_func *f, bundle_state *st, const node *n, int t, int m
     st->used[uc]++;
     if (wb_iu_feeds(n->in)) st->used[WB_RES_LINK]++;
     wb_add_gate_ops(&st->gates, n->in);
+    if (f->model->gate_word_clocks) {
+        wt_bundle_use u = {0};
+        wb_add_gate_ops(&u, n->in);
+        for (int g = 0; g < 8; g++)
+            for (int w = 0; w < 2; w++)
+                if ((w ? u.gates_written : u.gates_read) >> g & 1) {
+                    st->bus_from[w][g] = t;
+                    st->bus_until[w][g] = t + (int)f->model->gate_word_clocks;
+                }
+    }
     for (int k = 0; k < wb_nsrc(n->in->op); k++) {
         wb_opnd s = n->in->s[k];
         if (!wb_is_lit(s)) continue;
@@ -682,7 +710,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr, access_t
                  * operation that defines nothing is never far: a send, a store) or
                  * nothing near fits. */
                 int tried[FAR_TRIES], ntried = 0, top;
-                if (c < WB_RES_LINK && st.used[c] >= wb_res_slots(c)) continue;
+                if (c < WB_RES_LINK && st.used[c] >= wb_res_slots(f->model, c)) continue;
                 while (ntried < FAR_TRIES && (top = far_top(&far[c], nodes)) >= 0 &&
                        (calm < 0 || far_before(nodes, top, calm))) {
                     int i = far_pop(&far[c], nodes), mop;

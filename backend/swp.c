@@ -193,6 +193,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
         }
         swp_simplify_remainders(&L);
         swp_address_forms(&L);
+        swp_disjoint_ors_to_adds(&L);
         swp_strength_reduce(&L);
         swp_mark_live(&L, after);
         swp_hoist_literals(&L);
@@ -316,7 +317,7 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
         ws_buf_puts(&c, " gate\n        ;*        operations an iteration        :");
         for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4d", count[k]);
         ws_buf_printf(&c, " %d\n        ;*        slots a clock                  :", gops);
-        for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4u", wt_class_slots((wt_unit_class)k));
+        for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4u", wt_class_issue(f->model, (wt_unit_class)k));
         if (f->model->gate_ops_per_clock) ws_buf_printf(&c, " %u\n", f->model->gate_ops_per_clock);
         else ws_buf_puts(&c, " -\n");
         swp_info_iu(&L, count, &c);

@@ -133,6 +133,7 @@ int swp_add_check(loop *L, const wb_dep *d);
 void swp_simplify_remainders(loop *L);
 wb_ins swp_mk(int op, wb_opnd d, wb_opnd a, wb_opnd b);
 void swp_add_einit(loop *L, wb_ins in);
+void swp_disjoint_ors_to_adds(loop *L);
 void swp_strength_reduce(loop *L);
 void swp_mark_live(loop *L, const uint64_t *live_after);
 void swp_hoist_literals(loop *L);
@@ -156,6 +157,7 @@ int swp_spill_invariant(loop *L, int ii, uint64_t **after, ws_buf *log);
 
 /* swp_gen.c */
 int swp_new_block_before(wb_func *f, int before);
+int swp_kernel_unroll(const loop *L, int ii, int stages, const uint64_t *live_after);
 int swp_unroll_factor(const loop *L, int ii, const uint64_t *live_after);
 void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_buf *info);
 

@@ -330,7 +330,25 @@ void swp_add_einit(loop *L, wb_ins in)
     L->einit[L->neinit++] = in;
 }
 
-/* a = shl iv, k  or  a = imul iv, c: a becomes an induction variable of its own. */
+/* a | c where the affine form shows that a has no bit of c (2 * i + 1, which
+ * LLVM writes as an or) is a + c: an add that strength reduction sees through
+ * and that the memory units' address adders may take. */
+void swp_disjoint_ors_to_adds(loop *L)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        wb_aff a;
+        if (x->in.op != WT_OP_OR || !wb_is_vreg(x->in.d) || x->in.s[1].kind != WB_O_IMM ||
+            !aff_of(L, x->in.d, 0, &a, 12))
+            continue;
+        x->in.op = WT_OP_IADD;
+    }
+}
+
+/* a = shl iv, k  or  a = imul iv, c, or the same of iv + K: a becomes an
+ * induction variable of its own. (iv + K) << k steps like iv << k, from a
+ * start K << k higher, so that the two addresses v[2i] and v[2i + 1] are two
+ * pointers stepped by one add each, not an add, a shift and an add. */
 void swp_strength_reduce(loop *L)
 {
     for (int i = 0; i < L->nop; i++) {
@@ -341,12 +359,24 @@ void swp_strength_reduce(loop *L)
             if (is_body_value(L, x->in.s[j]) && x->in.s[1 - j].kind == WB_O_IMM) k = j;
         if (k < 0 || (x->in.op == WT_OP_SHL && k != 0)) continue;
         int32_t step;
-        int iv = (int)x->in.s[k].v;
-        if (!iv_step(L, iv, &step)) continue;
+        int iv = (int)x->in.s[k].v, d = x->dist[k];
+        uint32_t offset = 0;
+        if (!iv_step(L, iv, &step)) {
+            /* iv + K (either order), read in this iteration */
+            const bop *s = &L->op[L->def[iv]];
+            int j = 0;
+            if (d != 0 || s->in.op != WT_OP_IADD) continue;
+            if (s->in.s[0].kind == WB_O_IMM) j = 1;
+            if (s->in.s[1 - j].kind != WB_O_IMM || s->in.s[1 - j].isfloat || !wb_is_vreg(s->in.s[j]) ||
+                !iv_step(L, (int)s->in.s[j].v, &step))
+                continue;
+            offset = s->in.s[1 - j].v;
+            iv = (int)s->in.s[j].v;
+            d = s->dist[j];
+        }
         uint32_t c = x->in.s[1 - k].v;
         int32_t scale = x->in.op == WT_OP_SHL ? (int32_t)(1u << (c & 31)) : (int32_t)c;
         int32_t astep = (int32_t)((uint32_t)step * (uint32_t)scale);
-        int d = x->dist[k];
         /* a of iteration -1 = f(iv before the loop) - d*astep */
         int a = (int)x->in.d.v;
         int t = wb_new_vreg(L->f, 0);
@@ -354,9 +384,12 @@ void swp_strength_reduce(loop *L)
         int iv_before = INIT(L, iv, 1) > 0 ? INIT(L, iv, 1) : -INIT(L, iv, 1);
         swp_add_einit(L, swp_mk(x->in.op, wb_vreg(t), wb_vreg(iv_before), x->in.s[1 - k]));
         int start = t;
-        if (d) {
+        uint32_t below = offset * (uint32_t)scale - (uint32_t)d * (uint32_t)astep;
+        if (below) {
+            int down = (int32_t)below < 0;
             start = wb_new_vreg(L->f, 0);
-            swp_add_einit(L, swp_mk(WT_OP_ISUB, wb_vreg(start), wb_vreg(t), wb_imm((uint32_t)astep, 0)));
+            swp_add_einit(L, swp_mk(down ? WT_OP_ISUB : WT_OP_IADD, wb_vreg(start), wb_vreg(t),
+                                    wb_imm(down ? 0u - below : below, 0)));
         }
         for (int j = 1; j <= MAX_DIST; j++) INIT(L, a, j) = 0;
         INIT(L, a, 1) = -start;   /* negative: a vreg made here, not a name of the body */
@@ -495,7 +528,7 @@ void swp_fuse_gate_reads(loop *L, const uint64_t *live_after)
         /* slots the bundle has left: the receive's copy (if it stays) takes a
          * crossbar move or an ALU, as may any copy */
         int room[WT_NUCLASSES];
-        for (int c = 0; c < WT_NUCLASSES; c++) room[c] = (int)wt_class_slots((wt_unit_class)c);
+        for (int c = 0; c < WT_NUCLASSES; c++) room[c] = (int)wt_class_issue(L->f->model, (wt_unit_class)c);
         int flex = room[WT_UC_MV] + room[WT_UC_ALU] - 1;
         for (int j = 0; j < L->nop; j++) {
             const bop *x = &L->op[j];

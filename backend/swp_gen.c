@@ -18,7 +18,11 @@ static void put(const gen *G, int block, const bop *o, int im, int cycle)
 {
     const loop *L = G->L;
     wb_ins in = o->in;
-    if (wb_has_dest(in.op) && is_body_value(L, in.d)) in.d = wb_vreg(name_of(G, (int)in.d.v, im));
+    if (wb_has_dest(in.op) && is_body_value(L, in.d)) {
+        in.swp_value = in.d.v;
+        in.swp_iter = im;
+        in.d = wb_vreg(name_of(G, (int)in.d.v, im));
+    }
     for (int k = 0; k < wb_nsrc(in.op); k++)
         if (is_body_value(L, o->in.s[k])) in.s[k] = wb_vreg(name_of(G, (int)o->in.s[k].v, im - o->dist[k]));
     in.mop = (uint16_t)o->mop;
@@ -97,6 +101,27 @@ int swp_unroll_factor(const loop *L, int ii, const uint64_t *live_after)
             if (is_body_value(L, L->op[i].in.s[k]) && L->op[i].dist[k] > u) u = L->op[i].dist[k];
     return u;
 }
+/* The unrolling the kernel gets: at least swp_unroll_factor's, and with a known
+ * trip count N, up to four times that (at most MAX_KERNEL_BUNDLES), the one
+ * that leaves the fewest of the N - S + 1 iterations after the prologue to the
+ * original loop. Each left-over iteration runs unpipelined, the whole latency
+ * of its body: a 32-trip loop at II=2 with six stages, unrolled five times,
+ * left two iterations of eleven clocks each to the original loop; unrolled
+ * nine times, none. More copies of the kernel need no more registers (as many
+ * values live at once). */
+int swp_kernel_unroll(const loop *L, int ii, int stages, const uint64_t *live_after)
+{
+    enum { MAX_KERNEL_BUNDLES = 64 };
+    int u = swp_unroll_factor(L, ii, live_after);
+    if (!L->const_n || L->ncheck) return u;
+    int64_t runs = (int64_t)L->n - stages + 1;
+    if (runs < u) return u;
+    int best = u;
+    for (int k = u + 1; k <= 4 * u && k <= runs && (int64_t)k * ii <= MAX_KERNEL_BUNDLES; k++)
+        if (runs % k < runs % best) best = k;
+    return best;
+}
+
 /* The one block outside the loop that enters it, by falling into its header with
  * no branch of its own: the pipeline's entry work can go there, where the list
  * scheduler overlaps it with what comes before. -1 if there is none. */
@@ -175,7 +200,7 @@ static int entry_checks(loop *L, int block, int N, int small)
 void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_buf *info)
 {
     wb_func *f = L->f;
-    int ii = ms->ii, S = ms->stages, u = swp_unroll_factor(L, ii, live_after);
+    int ii = ms->ii, S = ms->stages, u = swp_kernel_unroll(L, ii, S, live_after);
     gen G = {L, ii, S, u, NULL};
     G.names = ws_xcalloc((size_t)L->nv, sizeof *G.names);
     for (int i = 0; i < L->nop; i++) {
@@ -291,6 +316,9 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
     kb->fall = EPI;
     ws_buf_printf(info, "        ;*      Kernel                           : %d bundles, unrolled %d times (modulo variable "
                   "expansion)\n", u * ii, u);
+    if (L->const_n)
+        ws_buf_printf(info, "        ;*      Left to the original loop        : %d iterations (%d through the prologue, %d kernel "
+                      "pass%s)\n", (L->n - S + 1) % u, S - 1, (L->n - S + 1) / u, (L->n - S + 1) / u == 1 ? "" : "es");
     if (!L->const_n)
         ws_buf_printf(info, "        ;*      Minimum trip count               : %d (shorter loops run the original code)\n",
                       nmin);

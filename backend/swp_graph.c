@@ -151,6 +151,7 @@ void swp_build_graph(loop *L, gbuild *B)
         for (int i = 0; i < L->nop; i++)
             if (L->op[i].live && L->op[i].node == nd) wb_add_gate_ops(&use, &L->op[i].in);
         B->g.node[nd].gate_ops = (int)wt_bundle_gate_ops(&use);
+        B->g.node[nd].gate_buses = use.gates_read | (unsigned)use.gates_written << 8;
     }
     for (int j = 0; j < L->nop; j++) {
         const bop *y = &L->op[j];

@@ -7,12 +7,15 @@ noisy.
 
     bench/run.py [--build build] [--runs 5]
     bench/run.py --comm [--build build] [--runs 5]
-    bench/run.py --streams [--build build] [--runs 5]
+    bench/run.py --streams [--build build] [--runs 5] [--threads N]
 
 --streams prints the simulator's speed on a stream (bench/stream64.w2 widened to 10,
 64 and 256 cells) on both models, the figure the simulator's targets are quoted in
 (issue 18: 100 million cell-clocks per CPU second on Warp and 60 million on iWarp at
-64 cells on one core).
+64 cells on one core). With --threads N it also prints each stream's speed per wall
+second with 1 and with N threads, and their ratio (issue 18: 1.5 for 256 cells on
+iWarp with 2 threads); a loaded machine makes that figure meaningless, since every
+simulated clock waits for every thread.
 
 --comm prints the iWarp communication agent's figures instead: the 64-cell array
 streaming between neighbours and the 10-cell polynomial (W2, -mcpu=iwarp, through
@@ -55,14 +58,15 @@ COMM_PROGRAMS = [
 ]
 
 
-def simspeed(bindir, img, repeat, extra, runs):
-    """Median, min and max speed over RUNS measurements, the cycles and the cells."""
+def simspeed(bindir, img, repeat, extra, runs, field="mcell_cycles_per_s"):
+    """Median, min and max speed (FIELD of bench-simspeed) over RUNS measurements, the
+    cycles and the cells."""
     speeds, cycles, cells = [], 0, 0
     for _ in range(runs):
         out = subprocess.run([os.path.join(bindir, "bench-simspeed"), img, "--repeat", str(repeat)] + extra,
                              check=True, capture_output=True, text=True).stdout.split()
         fields = dict(zip(out[0::2], out[1::2]))
-        speeds.append(float(fields["mcell_cycles_per_s"]))
+        speeds.append(float(fields[field]))
         cycles, cells = int(fields["cycles"]), int(fields["cells"])
     return statistics.median(speeds), min(speeds), max(speeds), cycles, cells
 
@@ -101,8 +105,8 @@ def stream_source(cells):
                                                                           "(cid : 0 : %d)" % (cells - 1))
 
 
-def streams(bindir, runs):
-    rows = []
+def streams(bindir, runs, threads):
+    rows, threaded = [], []
     extra = []
     with tempfile.TemporaryDirectory() as tmp:
         for cells in STREAM_CELLS:
@@ -112,12 +116,23 @@ def streams(bindir, runs):
             for cpu in ("warp", "iwarp"):
                 img = os.path.join(tmp, "stream%d.%s.img" % (cells, cpu))
                 subprocess.run([os.path.join(bindir, "warp-cc"), "-O2", "-mcpu=" + cpu, "-o", img, src], check=True)
-                med, lo, hi, cycles, ncells = simspeed(bindir, img, 1 if cells > 64 else 2, extra, runs)
+                repeat = 1 if cells > 64 else 2
+                med, lo, hi, cycles, ncells = simspeed(bindir, img, repeat, extra, runs)
                 rows.append(("stream%d" % cells, cpu, ncells, cycles, med, lo, hi))
+                if threads > 1:
+                    wall = [simspeed(bindir, img, repeat, extra + ["--threads", str(n)], runs,
+                                     "mcell_cycles_per_wall_s")[0] for n in (1, threads)]
+                    threaded.append(("stream%d" % cells, cpu, ncells, wall[0], wall[1], wall[1] / wall[0]))
     print("simulator speed on streams: medians of %d runs, one thread, per CPU second" % runs)
     print("%-11s %-6s %5s %9s %22s" % ("program", "model", "cells", "cycles", "sim Mcell-clk/s (min-max)"))
     for r in rows:
         print("%-11s %-6s %5d %9d %10.1f (%.1f-%.1f)" % r)
+    if threaded:
+        print("\nper wall second, medians of %d runs: 1 thread and %d threads" % (runs, threads))
+        print("%-11s %-6s %5s %12s %12s %7s" % ("program", "model", "cells", "1 thread", "%d threads" % threads,
+                                               "ratio"))
+        for r in threaded:
+            print("%-11s %-6s %5d %12.1f %12.1f %7.2f" % r)
     return 0
 
 
@@ -127,10 +142,12 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--comm", action="store_true", help="the iWarp communication agent's figures")
     ap.add_argument("--streams", action="store_true", help="the simulator's speed on 10, 64 and 256-cell streams")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="with --streams: also the speed per wall second with this many threads")
     args = ap.parse_args()
     bindir = os.path.join(args.build, "bin")
     if args.streams:
-        return streams(bindir, args.runs)
+        return streams(bindir, args.runs, args.threads)
     if args.comm:
         return comm(bindir, args.runs)
     rows = []

@@ -631,6 +631,17 @@ static int parse_fmt(wdb *d, const char **args, int *fmt, uint64_t *count, const
     return 0;
 }
 
+/* The symbol (a variable's storage) that holds a data or host memory address. */
+static const wrt_symbol *data_symbol(wdb *d, int space, uint32_t a)
+{
+    for (size_t i = 0; i < d->img->nsyms; i++) {
+        const wrt_symbol *y = &d->img->syms[i];
+        int sec = space == SP_HOST ? 2 : 1;
+        if (y->section == sec && a >= y->value && a - y->value < (y->size ? y->size : 4)) return y;
+    }
+    return NULL;
+}
+
 static int cmd_print(wdb *d, const char *args, FILE *out)
 {
     int fmt;
@@ -644,6 +655,10 @@ static int cmd_print(wdb *d, const char *args, FILE *out)
     if (v.kind == V_PC) {
         char sym[128];
         if (wdb_sym(d, v.bits, sym, sizeof sym)) ws_buf_printf(&b, " <%s>", sym);
+    } else if (v.is_ref && !fmt) {
+        const wrt_symbol *y = data_symbol(d, v.space, v.bits);
+        if (y && v.bits == y->value) ws_buf_printf(&b, " <%s>", y->name);
+        else if (y) ws_buf_printf(&b, " <%s+%u>", y->name, v.bits - y->value);
     }
     ws_buf_append(&b, "", 1);
     d->hist = ws_xrealloc(d->hist, (d->nhist + 1) * sizeof *d->hist);
@@ -996,15 +1011,63 @@ static int info_channels(wdb *d, const char *args, FILE *out)
     return WDB_OK;
 }
 
+/* The figures of clocks FROM up to TO (those before TO): the run keeps only its
+ * totals, so a second simulator replays it from the start, taking every cell's
+ * figures at FROM and at TO. */
+static int stats_window(wdb *d, uint64_t from, uint64_t to, int only, FILE *out)
+{
+    uint64_t now = wsim_cycles(d->sim);
+    if (from > to) return wdb_error(d, "The window's start %llu is after its end %llu.", (unsigned long long)from,
+                                    (unsigned long long)to);
+    if (to > now)
+        return wdb_error(d, "Clock %llu has not run yet: the run is at clock %llu.", (unsigned long long)to,
+                         (unsigned long long)now);
+    wsim *r = wdb_new_sim(d);
+    if (!r) return WDB_ERROR;
+    int lo = only < 0 ? 0 : only, hi = only < 0 ? d->ncells : only + 1;
+    wsim_cell_figures *at_from = ws_xcalloc((size_t)(hi - lo), sizeof *at_from);
+    wsim_run(r, from);
+    for (int k = lo; k < hi; k++) wsim_cell_figures_of(r, k, &at_from[k - lo]);
+    wsim_run(r, to);
+    if (wsim_cycles(r) != to)
+        fprintf(out, "warning: the replay ended at clock %llu, not %llu\n", (unsigned long long)wsim_cycles(r),
+                (unsigned long long)to);
+    if (d->altered) fprintf(out, "warning: set var changed registers or memory in this run; the replay does not\n");
+    fprintf(out, "clocks %llu to %llu: %llu\n", (unsigned long long)from, (unsigned long long)to,
+            (unsigned long long)(to - from));
+    for (int k = lo; k < hi; k++) {
+        wsim_cell_figures at_to;
+        wsim_cell_figures_of(r, k, &at_to);
+        wsim_print_cell_window(r, k, &at_from[k - lo], &at_to, out);
+    }
+    free(at_from);
+    wsim_free(r);
+    return WDB_OK;
+}
+
 static int info_stats(wdb *d, const char *args, FILE *out)
 {
     const char *w;
     size_t n = next_word(&args, &w);
     int only = -1;
+    uint64_t from = 0, to = 0;
+    int window = 0;
+    const char *after_first = args;
+    const char *w2;
+    size_t n2 = n && !word_is(w, n, "cell") ? next_word(&after_first, &w2) : 0;
+    if (n2 && !word_is(w2, n2, "cell")) {
+        /* FROM TO [[cell] N] */
+        if (parse_u64(w, n, &from)) return wdb_error(d, "Invalid clock \"%.*s\".", (int)n, w);
+        if (parse_u64(w2, n2, &to)) return wdb_error(d, "Invalid clock \"%.*s\".", (int)n2, w2);
+        window = 1;
+        args = after_first;
+        n = next_word(&args, &w);
+    }
     if (n && word_is(w, n, "cell")) n = next_word(&args, &w);
     if (n && cell_arg(d, w, n, &only)) return WDB_ERROR;
     if (n && *skip_ws(args)) return wdb_error(d, "Junk after the cell number: \"%s\"", skip_ws(args));
     if (wdb_running(d, out)) return WDB_ERROR;
+    if (window) return stats_window(d, from, to, only, out);
     if (only < 0) {
         wsim_print_stats(d->sim, out);
         return WDB_OK;
@@ -1117,7 +1180,9 @@ static const command info_cmds[] = {
     {"queues", NULL, info_queues, "info queues [CELL]", "The queues that hold words (all four of CELL's): counts and words."},
     {"registers", "r", info_registers, "info registers [rN...]", "The selected cell's registers (hex, int, float), cid and pc."},
     {"source", NULL, info_source, "info source", "The current source file."},
-    {"stats", NULL, info_stats, "info stats [CELL]", "Cycles so far and each cell's (or CELL's) issue, stall and unit figures."},
+    {"stats", NULL, info_stats, "info stats [FROM TO] [CELL]",
+     "Cycles so far and each cell's (or CELL's) issue, stall and unit figures; with FROM TO, those of clocks FROM "
+     "up to TO only (a replay of the run from its start)."},
     {"symbol", NULL, info_symbol, "info symbol ADDRESS", "The symbol at or before a program or data address."},
     {"watchpoints", NULL, info_breakpoints, "info watchpoints", "Breakpoints and watchpoints."},
 };
@@ -1419,6 +1484,13 @@ static int info_frame(wdb *d, const char *args, FILE *out)
     if (d->frame > 0) fprintf(out, " caller of frame at level %d\n", d->frame - 1);
     for (size_t i = 0; f && i < f->nblocks; i++)
         if (pc >= f->blocks[i].lo && pc < f->blocks[i].hi) fprintf(out, " in the %s\n", f->blocks[i].name);
+    if (d->frame == 0 && wdb_swp_block(d, pc)) {
+        ws_buf b = {0};
+        wdb_swp_text(d, d->sel, &b);
+        ws_buf_append(&b, "", 1);
+        fprintf(out, " %s\n", b.data);
+        ws_buf_free(&b);
+    }
     fprintf(out, " source language w2.\n");
     fprintf(out, " return stack depth %u; registers are not saved by calls.\n", (unsigned)(total - 1));
     return WDB_OK;
@@ -1485,12 +1557,13 @@ static int info_symbol(wdb *d, const char *args, FILE *out)
         }
     }
     /* data: the symbol (a variable's storage) that holds the address */
-    for (size_t i = 0; i < d->img->nsyms; i++) {
-        const wrt_symbol *y = &d->img->syms[i];
-        int sec = space == SP_HOST ? 2 : 1;
-        if (y->section != sec || a < y->value || a >= y->value + (y->size ? y->size : 4)) continue;
-        if (a == y->value) fprintf(out, "%s in section %s\n", y->name, sec == 2 ? ".host" : ".data");
-        else fprintf(out, "%s + %u in section %s\n", y->name, a - y->value, sec == 2 ? ".host" : ".data");
+    const wrt_symbol *y = data_symbol(d, space == SP_HOST ? SP_HOST : SP_DATA, a);
+    if (y) {
+        const char *sec = space == SP_HOST ? ".host" : ".data";
+        for (size_t i = 0; space != SP_HOST && i < d->dw->ndsecs; i++)
+            if (y->value >= d->dw->dsecs[i].lo && y->value < d->dw->dsecs[i].hi) sec = d->dw->dsecs[i].name;
+        if (a == y->value) fprintf(out, "%s in section %s\n", y->name, sec);
+        else fprintf(out, "%s + %u in section %s\n", y->name, a - y->value, sec);
         return WDB_OK;
     }
     fprintf(out, "No symbol matches %s.\n", e);
@@ -1501,6 +1574,10 @@ static int info_symbol(wdb *d, const char *args, FILE *out)
 
 static void type_name(const value *v, ws_buf *b)
 {
+    if (v->is_ref) {
+        wdb_pointer_type(v, b);
+        return;
+    }
     switch (v->kind) {
     case V_INT: ws_buf_puts(b, "int"); return;
     case V_FLOAT: ws_buf_puts(b, "float"); return;

@@ -311,7 +311,8 @@ typedef struct die {
     const char *name, *linkage;
     int has_low, high_is_len, has_high;
     uint32_t low, high;
-    uint32_t decl_line;
+    uint32_t decl_line, decl_file;
+    uint32_t swp_ii, swp_stages, swp_unroll, swp_stage;
     uint32_t type;            /* .debug_info offset of the type, 0 none */
     int loc_kind;             /* 0 none, 1 expression, 2 list */
     const uint8_t *loc_expr;
@@ -464,6 +465,11 @@ static int read_unit(reader *R, size_t off, size_t *next, dies *D)
                 x->high_is_len = is_const_form(form);
                 break;
             case DW_AT_decl_line: x->decl_line = (uint32_t)v.u; break;
+            case DW_AT_decl_file: x->decl_file = (uint32_t)v.u; break;
+            case DW_AT_WARP_swp_ii: x->swp_ii = (uint32_t)v.u; break;
+            case DW_AT_WARP_swp_stages: x->swp_stages = (uint32_t)v.u; break;
+            case DW_AT_WARP_swp_unroll: x->swp_unroll = (uint32_t)v.u; break;
+            case DW_AT_WARP_swp_stage: x->swp_stage = (uint32_t)v.u; break;
             case DW_AT_type: if (v.is_ref) x->type = (uint32_t)v.u; break;
             case DW_AT_location:
                 if (v.block) {
@@ -652,8 +658,14 @@ static int read_info(reader *R)
         if (x->tag == DW_TAG_lexical_block && x->name && x->has_low && fi >= 0) {
             wdb_func *f = &d->funcs[fi];
             f->blocks = ws_xrealloc(f->blocks, (f->nblocks + 1) * sizeof *f->blocks);
-            f->blocks[f->nblocks++] = (wdb_block){ws_xstrdup(x->name), x->low,
-                                                  x->high_is_len ? x->low + x->high : x->high};
+            wdb_block *b = &f->blocks[f->nblocks++];
+            *b = (wdb_block){ws_xstrdup(x->name), x->low, x->high_is_len ? x->low + x->high : x->high,
+                             x->decl_file, x->decl_line, x->swp_ii, x->swp_stages, x->swp_unroll, x->swp_stage};
+            /* a schedule that does not fit its block is not used */
+            uint64_t pro = (uint64_t)(b->stages ? b->stages - 1 : 0) * b->ii * WT_BUNDLE_BYTES;
+            if (!b->ii || !b->stages || b->stages > 4096 || b->stage >= b->stages || b->ii > 4096 || b->unroll > 4096 || b->hi < b->lo ||
+                pro + (uint64_t)b->unroll * b->ii * WT_BUNDLE_BYTES > b->hi - b->lo)
+                b->ii = b->stages = b->unroll = 0;
         }
         if (x->tag != DW_TAG_variable) continue;
         wdb_var v;
@@ -708,6 +720,16 @@ static int find_sections(reader *R, const uint8_t *buf, size_t len)
             break;
         }
         const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+        if (name && (sh.sh_flags & SHF_ALLOC) && !(sh.sh_flags & SHF_EXECINSTR) && sh.sh_addr >= WT_DATA_SPACE &&
+            strlen(name) < sizeof R->d->dsecs->name) {
+            /* an image's data memory is at WT_DATA_SPACE in the file, from 0 on the machine */
+            wdb_dsection *ds = ws_xrealloc(R->d->dsecs, (R->d->ndsecs + 1) * sizeof *ds);
+            R->d->dsecs = ds;
+            ds += R->d->ndsecs++;
+            snprintf(ds->name, sizeof ds->name, "%s", name);
+            ds->lo = (uint32_t)(sh.sh_addr - WT_DATA_SPACE);
+            ds->hi = sh.sh_size > 0xffffffffu - ds->lo ? 0xffffffffu : ds->lo + (uint32_t)sh.sh_size;
+        }
         if (!name || strncmp(name, ".debug_", 7) != 0 || sh.sh_type == SHT_NOBITS) continue;
         if (sh.sh_offset > len || sh.sh_size > len - sh.sh_offset) {
             rc = fail(R, "truncated: section %s ends past the end of the file", name);
@@ -754,6 +776,7 @@ void wdb_dwarf_free(wdb_dwarf *d)
     if (!d) return;
     free(d->rows);
     free(d->comp_dir);
+    free(d->dsecs);
     for (size_t i = 0; i < d->nfiles; i++) free(d->files[i]);
     free(d->files);
     for (size_t i = 0; i < d->nfuncs; i++) {

@@ -127,8 +127,26 @@ static void put_elements(ws_buf *b, const value *v, const uint32_t *w, uint32_t 
     ws_buf_puts(b, "}");
 }
 
+void wdb_pointer_type(const value *v, ws_buf *b)
+{
+    ws_buf_puts(b, v->ref_elem == EL_FLOAT ? "float" : v->ref_elem == EL_INT ? "int" : "word");
+    if (!v->ref_ndims) {
+        ws_buf_puts(b, " *");
+        return;
+    }
+    ws_buf_printf(b, " (*)[%u]", v->ref_dims[0]);
+    if (v->ref_ndims > 1) ws_buf_printf(b, "[%u]", v->ref_dims[1]);
+}
+
 void wdb_format(const value *v, int fmt, ws_buf *b)
 {
+    if (v->is_ref && !fmt) {
+        /* gdb's shape for a pointer: its type, then the address in hex */
+        ws_buf_puts(b, "(");
+        wdb_pointer_type(v, b);
+        ws_buf_printf(b, ") 0x%x", v->bits);
+        return;
+    }
     switch (v->kind) {
     case V_INT: put_scalar(b, EL_INT, v->bits, fmt); return;
     case V_FLOAT: put_scalar(b, EL_FLOAT, v->bits, fmt); return;
@@ -629,11 +647,17 @@ static int unary(parser *P, value *v)
         }
         int sp = v->space;
         uint32_t a = v->addr;
+        int elem = v->kind == V_ARRAY ? v->elem : v->kind == V_FLOAT ? EL_FLOAT : v->kind == V_INT ? EL_INT : EL_WORD;
+        int ndims = v->kind == V_ARRAY ? v->ndims : 0;
+        uint32_t dims[2] = {v->dims[0], v->dims[1]};
         wdb_value_free(v);
         *v = scalar(V_INT, a);
         v->space = sp;   /* remembered for x: host or data memory */
         v->addr = a;
         v->is_ref = 1;
+        v->ref_elem = elem;
+        v->ref_ndims = ndims;
+        memcpy(v->ref_dims, dims, sizeof dims);
         return 0;
     }
     return postfix(P, v);
@@ -814,6 +838,7 @@ static int store(parser *P, value *v, value *r)
     }
     if (rc && v->lreg) return perr(P, "Register $%s cannot be written.", wt_opnd_name((unsigned)(v->lreg - 1)));
     if (rc) return perr(P, "Cannot access memory at address 0x%x", v->addr);
+    d->altered = 1;
     v->bits = bits;
     if (v->kind == V_WORD) v->kind = r->kind == V_FLOAT ? V_FLOAT : V_INT;
     return 0;

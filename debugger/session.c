@@ -128,6 +128,10 @@ wdb *wdb_new(const char *image, const wdb_options *opts, char *err, size_t errle
         d->max_cycles = opts->max_cycles;
     }
     d->issued = ws_xcalloc((size_t)d->ncells, sizeof *d->issued);
+    d->swp_entry = ws_xcalloc((size_t)d->ncells, sizeof *d->swp_entry);
+    d->swp_lo = ws_xcalloc((size_t)d->ncells, sizeof *d->swp_lo);
+    for (size_t i = 0; i < dw->nfuncs; i++)
+        for (size_t k = 0; k < dw->funcs[i].nblocks; k++) d->has_swp |= dw->funcs[i].blocks[k].ii > 0;
     d->src = ws_xcalloc(dw->nfiles + 1, sizeof *d->src);
     d->srclen = ws_xcalloc(dw->nfiles + 1, sizeof *d->srclen);
     d->src_tried = ws_xcalloc(dw->nfiles + 1, sizeof *d->src_tried);
@@ -158,6 +162,8 @@ void wdb_free(wdb *d)
     free_strings(d->out_names, d->nout);
     free_strings(d->out_paths, d->nout);
     free(d->issued);
+    free(d->swp_entry);
+    free(d->swp_lo);
     free(d->last_cmd);
     free(d->image);
     free_strings(d->displays, d->ndisplays);
@@ -308,24 +314,43 @@ static void print_location(wdb *d, FILE *out, int cell, int with_cell, int with_
         fprintf(out, "%s\n", b.data);
         ws_buf_free(&b);
     }
-    if (!r) return;
-    if (r->addr != pc) fprintf(out, "0x%08x\t", pc);
-    wdb_print_source_line(d, out, r->file, r->line);
+    if (r) {
+        if (r->addr != pc) fprintf(out, "0x%08x\t", pc);
+        wdb_print_source_line(d, out, r->file, r->line);
+    }
+    if (wdb_swp_block(d, pc)) {
+        ws_buf b = {0};
+        wdb_swp_text(d, cell, &b);
+        ws_buf_append(&b, "", 1);
+        fprintf(out, "%s\n", b.data);
+        ws_buf_free(&b);
+    }
 }
 
 /* ---- Starting a run ------------------------------------------------------------------- */
 
-int wdb_start(wdb *d, FILE *out)
+wsim *wdb_new_sim(wdb *d)
 {
     char err[512];
     wsim *s = wsim_new(&d->prog, err, sizeof err);
-    if (!s) return wdb_error(d, "%s: %s", d->image, err);
+    if (!s) {
+        wdb_error(d, "%s: %s", d->image, err);
+        return NULL;
+    }
     for (size_t i = 0; i < d->nin; i++) {
         if (wrt_host_read(d->img, s, d->in_names[i], d->in_paths[i], err, sizeof err) != 0) {
             wsim_free(s);
-            return wdb_error(d, "%s", err);
+            wdb_error(d, "%s", err);
+            return NULL;
         }
     }
+    return s;
+}
+
+int wdb_start(wdb *d, FILE *out)
+{
+    wsim *s = wdb_new_sim(d);
+    if (!s) return WDB_ERROR;
     for (size_t h = 0; h < d->img->nhost; h++) {
         if (d->img->host[h].is_out) continue;
         int bound = 0;
@@ -335,6 +360,8 @@ int wdb_start(wdb *d, FILE *out)
     wsim_free(d->sim);
     d->sim = s;
     d->fresh = 1;
+    memset(d->swp_lo, 0, sizeof *d->swp_lo * (size_t)d->ncells);
+    d->altered = 0;
     d->end_code = -1;
     for (size_t i = 0; i < d->nbps; i++) {
         d->bps[i].hits = 0;
@@ -569,6 +596,71 @@ static void report_stop(wdb *d, FILE *out, int why, int cell, bpoint *b, const c
     }
 }
 
+/* ---- Software-pipelined loops ---------------------------------------------------------- */
+
+/* A pipelined loop's iterations are told apart by the bundles its cell has issued
+ * since it entered the prologue: iteration n starts n x II bundles after it, and
+ * stage s of it runs s x II bundles later (stalls issue nothing, so they do not
+ * count). The run goes clock by clock, so every entry is seen here. */
+static void note_swp_entries(wdb *d)
+{
+    for (int k = 0; k < d->ncells; k++) {
+        if (wsim_cell_issued(d->sim, k) == d->issued[k]) continue;
+        uint32_t pc = wdb_pc(d, k);
+        const wdb_block *b = wdb_swp_block(d, pc);
+        if (!b || b->lo != pc) continue;
+        d->swp_entry[k] = wsim_cell_issued(d->sim, k);
+        d->swp_lo[k] = pc + 1;
+    }
+}
+
+const wdb_block *wdb_swp_block(const wdb *d, uint32_t pc)
+{
+    const wdb_func *f = wdb_func_at(d->dw, pc);
+    for (size_t i = 0; f && i < f->nblocks; i++)
+        if (f->blocks[i].ii && pc >= f->blocks[i].lo && pc < f->blocks[i].hi) return &f->blocks[i];
+    return NULL;
+}
+
+int wdb_swp_iterations(const wdb *d, int cell, const wdb_block *b, int64_t *iter, int64_t *shown)
+{
+    *shown = -1;
+    if (!d->sim || d->swp_lo[cell] != b->lo + 1) return -1;
+    uint32_t pc = wdb_pc(d, cell);
+    uint64_t done = wsim_cell_issued(d->sim, cell) - d->swp_entry[cell];
+    uint64_t at = (pc - b->lo) / WT_BUNDLE_BYTES;   /* the bundle's place in the block */
+    uint64_t pro = (uint64_t)(b->stages - 1) * b->ii, kernel = (uint64_t)b->unroll * b->ii;
+    /* in the epilogue no iteration starts: from its j-th II on, stages 0..j are idle */
+    uint64_t idle_below = at >= pro + kernel ? (at - pro - kernel) / b->ii + 1 : 0;
+    int64_t t = (int64_t)(done / b->ii);
+    for (uint32_t s = 0; s < b->stages; s++) iter[s] = t - (int64_t)s >= 0 && s >= idle_below ? t - (int64_t)s : -1;
+    /* the DWARF's stage; in the prologue, until it starts, the first iteration */
+    *shown = iter[b->stage] >= 0 ? iter[b->stage] : at < pro ? 0 : -1;
+    return 0;
+}
+
+void wdb_swp_text(wdb *d, int cell, ws_buf *out)
+{
+    uint32_t pc = wdb_pc(d, cell);
+    const wdb_block *b = wdb_swp_block(d, pc);
+    if (!b) return;
+    const wdb_row *r = wdb_row_at(d->dw, b->lo);
+    ws_buf_printf(out, "pipelined loop at %s:%u, II=%u, %u stage%s", r && r->file < d->dw->nfiles ? wdb_basename(d->dw->files[r->file]) : "??",
+                  b->decl_line, b->ii, b->stages, b->stages == 1 ? "" : "s");
+    int64_t *iter = ws_xcalloc(b->stages, sizeof *iter), shown;
+    if (wdb_swp_iterations(d, cell, b, iter, &shown) != 0) {
+        ws_buf_puts(out, " (which iteration each is in is not known: the run did not enter the loop at its start)");
+    } else {
+        for (uint32_t s = 0; s < b->stages; s++) {
+            ws_buf_printf(out, "%s stage %u ", s ? "," : ":", s);
+            if (iter[s] >= 0) ws_buf_printf(out, "iteration %lld", (long long)iter[s]);
+            else ws_buf_puts(out, "idle");
+        }
+        if (shown >= 0) ws_buf_printf(out, "; variables show iteration %lld", (long long)shown);
+    }
+    free(iter);
+}
+
 /* The cell a fault or flow-control report names ("... cell K (cid C): ..."), or -1. */
 static int fault_cell(const char *msg)
 {
@@ -627,6 +719,7 @@ int wdb_resume(wdb *d, int mode, uint64_t count, FILE *out)
         else if (s == WSIM_FAULT) why = STOP_FAULT, cell = fault_cell(wsim_message(d->sim));
         else if (s == WSIM_DEADLOCK) why = STOP_DEADLOCK;
         else if (s == WSIM_FLOW_BUG) why = STOP_FLOW, cell = fault_cell(wsim_message(d->sim));
+        if (why == STOP_NONE && d->has_swp) note_swp_entries(d);
         if (why == STOP_NONE) {
             for (int k = 0; k < d->ncells && !b; k++) {
                 if (wsim_cell_issued(d->sim, k) == d->issued[k] || wsim_cell_state_of(d->sim, k) >= WSIM_CELL_HALTED)

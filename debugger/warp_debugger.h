@@ -62,10 +62,18 @@ typedef struct wdb_var {
     size_t nlocs;
 } wdb_var;
 
-/* A named lexical block: the backend names each software-pipelined loop. */
+/* A named lexical block: the backend names each software-pipelined loop, and
+ * gives its schedule (0s when the producer did not): one iteration starts every
+ * ii bundles and runs through `stages` of them; the prologue is the first
+ * (stages - 1) x ii bundles from lo, the kernel the unroll x ii after it, the
+ * epilogue the rest. The locations of the variables the loop assigns describe
+ * the iteration of `stage` (in the prologue, until it starts, the first). */
 typedef struct wdb_block {
     char *name;
     uint32_t lo, hi;
+    uint32_t decl_file, decl_line;
+    uint32_t ii, stages, unroll;
+    uint32_t stage;           /* whose iteration the variables' locations describe */
 } wdb_block;
 
 typedef struct wdb_func {
@@ -78,6 +86,12 @@ typedef struct wdb_func {
     size_t nblocks;
 } wdb_func;
 
+/* An allocated data section (.data, .bss, ...): info symbol names it. */
+typedef struct wdb_dsection {
+    char name[16];
+    uint32_t lo, hi;          /* data memory byte addresses, [lo, hi) */
+} wdb_dsection;
+
 typedef struct wdb_dwarf {
     wdb_row *rows;            /* every sequence's rows, sorted by address */
     size_t nrows;
@@ -88,6 +102,8 @@ typedef struct wdb_dwarf {
     wdb_var *globals;
     size_t nglobals;
     char *comp_dir;           /* the first unit's DW_AT_comp_dir: where relative file names start; NULL none */
+    wdb_dsection *dsecs;      /* an image's data sections */
+    size_t ndsecs;
 } wdb_dwarf;
 
 /* The DWARF of an ELF image or object; an empty one if the file has none. NULL

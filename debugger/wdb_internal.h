@@ -43,6 +43,8 @@ typedef struct value {
     int space;                /* an lvalue in memory: SP_DATA or SP_HOST at addr */
     uint32_t addr;
     int is_ref;               /* made by &: bits is an address in space */
+    int ref_elem, ref_ndims;  /* ...of an object of this type (print's "(int *) 0x4") */
+    uint32_t ref_dims[2];
     int lreg;                 /* an lvalue in register lreg - 1 of the cell (0: none) */
     char why[160];            /* V_NONE: why there is no value */
 } value;
@@ -71,7 +73,11 @@ struct wdb {
     size_t nhist;
     volatile sig_atomic_t stop_req;
     int fresh;                /* run started, no clock yet */
+    int altered;              /* set var wrote a register or memory during this run */
     uint64_t *issued;         /* per cell, before the clock being run */
+    int has_swp;              /* the DWARF describes a software-pipelined loop's schedule */
+    uint64_t *swp_entry;      /* per cell: bundles it had issued when it last entered a pipelined */
+    uint32_t *swp_lo;         /* loop's prologue, and that prologue's address + 1 (0: none yet) */
     char **src;               /* per DWARF file: its text, loaded on first use */
     size_t *srclen;
     int *src_tried;
@@ -141,6 +147,9 @@ const char *wdb_cell_state(wdb *d, int cell, char *buf, size_t size);
  * frame returns. */
 enum { RUN_CONTINUE, RUN_STEPI, RUN_STEP, RUN_NEXT, RUN_FINISH, RUN_UNTIL, RUN_ADVANCE };
 int wdb_start(wdb *d, FILE *out);
+/* A fresh simulator of the program with the --in files, as `run` starts it; NULL after
+ * an error (reported). For figures of past clocks, which the run does not keep. */
+wsim *wdb_new_sim(wdb *d);
 /* A watchpoint's value now, as the base of the next comparison. */
 void wdb_watch_init(wdb *d, bpoint *b);
 int wdb_resume(wdb *d, int mode, uint64_t count, FILE *out);
@@ -160,6 +169,18 @@ void wdb_value_free(value *v);
 value wdb_value_copy(const value *v);
 /* fmt: 0, or a print format letter 'x', 'd', 'u', 'f', 'c', 't', 'o'. */
 void wdb_format(const value *v, int fmt, ws_buf *b);
+/* In a software-pipelined loop at pc: its block; NULL if pc is in none (or its
+ * schedule is not described). */
+const wdb_block *wdb_swp_block(const wdb *d, uint32_t pc);
+/* The iteration (from 0, the loop's first) that each stage of the pipelined loop
+ * at the cell's pc is in: iter[s], -1 for a stage that is idle there; in *shown
+ * the one whose values the variables show (-1 none). -1 if the cell's entry into
+ * the loop was not seen (the run did not go through its prologue). */
+int wdb_swp_iterations(const wdb *d, int cell, const wdb_block *b, int64_t *iter, int64_t *shown);
+/* "pipelined loop at polynomial.w2:29, II=1, 9 stages: stage 0 iteration 12, ..." */
+void wdb_swp_text(wdb *d, int cell, ws_buf *b);
+/* The type of what &EXPR points at, as C writes a pointer to it: "int *", "float (*)[10]". */
+void wdb_pointer_type(const value *v, ws_buf *b);
 int wdb_truth(const value *v);      /* non-zero scalar */
 /* gdb's print elements and print repeats (0: unlimited), for what follows. */
 void wdb_print_limits(unsigned elements, unsigned repeats);

@@ -74,6 +74,8 @@ static void decode(const wfc_program *p, uint32_t pc, fbundle *b)
             continue;
         }
         const wt_op_info *info = &wt_ops[sl->op];
+        /* The Warp has no double precision: the simulator stops at it. */
+        if (info->kind == WT_K_DOUBLE) b->bad = 1;
         fop o = {.op = (uint8_t)sl->op, .kind = (uint8_t)info->kind, .slot = (uint8_t)s,
                  .lat = info->latency[m->id], .ivl = info->interval[m->id]};
         for (const char *p = info->sig; *p; p++) {

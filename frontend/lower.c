@@ -67,6 +67,11 @@ typedef struct lowerer {
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_cu, di_scope, di_int, di_float, di_fn_type;
     int full_debug;
+    /* The builder's current location: an expression sets its position at every
+     * node, and making a DILocation (a lookup in LLVM's uniquing tables) for
+     * each was a tenth of a large program's compile time. */
+    w2_loc cur_loc;
+    LLVMMetadataRef cur_loc_scope;
     /* Message passing (lower_message): the argument block and the runtime's entries. */
     LLVMValueRef main_fn, msg_args, msg_send, msg_recv, msg_flush;
     /* Phased connection sets (lower_con): the argument block and the runtime's entries. */
@@ -86,6 +91,9 @@ static LLVMTypeRef var_type(lowerer *lw, const w2_var *v)
 
 static void set_loc(lowerer *lw, w2_loc loc)
 {
+    if (loc.line == lw->cur_loc.line && loc.col == lw->cur_loc.col && lw->di_scope == lw->cur_loc_scope) return;
+    lw->cur_loc = loc;
+    lw->cur_loc_scope = lw->di_scope;
     LLVMMetadataRef l = LLVMDIBuilderCreateDebugLocation(lw->ctx, (unsigned)loc.line, (unsigned)loc.col,
                                                          lw->di_scope, NULL);
     LLVMSetCurrentDebugLocation2(lw->b, l);

@@ -192,7 +192,7 @@ static int resolve_globals(wld_obj *objs, size_t n, globals *G)
     /* Reported in symbol table order, which is the order of first mention. */
     for (size_t i = 0; i < n; i++) {
         wld_obj *o = &objs[i];
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < 3; w++)   /* .text, .data and the IU's .warp.iu */
             for (size_t r = 0; r < o->nrel[w]; r++)
                 if (o->rel[w][r].type != WT_R_NONE) o->syms[o->rel[w][r].sym].needed = 1;
         for (size_t k = 0; k < o->ndbg; k++)

@@ -98,6 +98,20 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
                 agent |= wt_opnd_is_pgate(o) || wt_opnd_is_ctl(o);
                 break;
             }
+            case 'D':
+            case 'A':
+            case 'B': {
+                unsigned sub = (unsigned)wt_sig_subfield(*p), o = sl->opnd[sub];
+                if (!wt_opnd_is_pair(o)) {
+                    b->bad = WSIM_BAD_UNDEFINED;
+                    break;
+                }
+                if (*p == 'D') d.dst = (uint8_t)o;
+                else if (*p == 'A') d.a = (uint8_t)o;
+                else d.b = (uint8_t)o;
+                d.pair |= (uint8_t)(*p == 'A' ? 1 : *p == 'B' ? 2 : 4);
+                break;
+            }
             case 'a': d.a = take_src(b, sl->opnd[1]); break;
             case 'b': d.b = take_src(b, sl->opnd[2]); break;
             case 'c': d.c = take_src(b, sl->opnd[3]); break;
@@ -114,6 +128,7 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
             default: break;
             }
         }
+        if (d.kind == WT_K_DOUBLE && !m->double_precision) b->bad = WSIM_BAD_NO_DOUBLE;
         if (d.kind == WT_K_COMM) {
             agent = 1;
             if (wt_op_marker((wt_op)d.op) != WT_MARK_DATA && wsim_gate_of(d.dst) < 0)
@@ -137,12 +152,20 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
     wt_bundle_use use = wt_insn_use(in);
     b->clocks = (uint8_t)wt_bundle_clocks(m, &use);
     unsigned ev = b->clocks > 1 ? b->clocks : 0;
+    /* A gate's bus frees a word's time after the bundle: the cell wakes then. */
+    for (unsigned g = 0; m->gate_word_clocks && g < WSIM_NGATES; g++) {
+        unsigned words = (b->gate_rd >> g & 1) > b->out_n[g] ? 1 : b->out_n[g];
+        if (words * m->gate_word_clocks > ev) ev = words * m->gate_word_clocks;
+    }
     for (unsigned i = 0; i < b->nops; i++) {
         wsim_dop *d = &b->ops[i];
         d->tag = d->kind == WT_K_COMM ? (uint8_t)wt_op_marker((wt_op)d->op) : WT_MARK_DATA;
-        d->wr = !d->dst ? WSIM_WR_NONE : d->dst < WT_OPND_NREGS ? WSIM_WR_REG : WSIM_WR_OTHER;
+        d->wr = !d->dst ? WSIM_WR_NONE
+                : d->dst >= WT_OPND_FEED && d->dst < WT_OPND_PGATE ? WSIM_WR_HOST : WSIM_WR_WHEEL;
         d->proto = (wsim_write){.pc = (uint16_t)pc, .dst = d->dst, .tag = d->tag};
-        if (d->wr == WSIM_WR_REG && d->lat > ev) ev = d->lat;
+        /* On Warp a gate's word reaches the neighbour link clocks after it lands. */
+        unsigned lands = d->lat + (wt_opnd_is_gate(d->dst) && !m->logical_channels ? m->link_latency : 0);
+        if (d->wr == WSIM_WR_WHEEL && lands > ev) ev = lands;
         if (d->interval > 1 && d->interval > ev) ev = d->interval;
         if (d->uclass != WT_UC_NONE) b->class_inc += 1ull << (WSIM_LANE_BITS * (d->uclass - 1u));
     }
@@ -197,9 +220,11 @@ static unsigned wheel_capacity(const wt_model *m, unsigned *max_latency)
             unsigned lat = wt_ops[op].latency[m->id];
             if (lat > maxlat) maxlat = lat;
             if (wt_ops[op].uclass != wt_slot_layouts[s].uclass || !wt_op_has_dest((wt_op)op)) continue;
-            if (!seen[lat]) {
-                seen[lat] = 1;
-                cap++;
+            /* a double's result is two writes */
+            uint8_t writes = strchr(wt_ops[op].sig, 'D') ? 2 : 1;
+            if (seen[lat] < writes) {
+                cap += writes - seen[lat];
+                seen[lat] = writes;
             }
         }
     }
@@ -235,7 +260,7 @@ static int make_agents(wsim *s, const wca_config *given, int systolic, char *err
     if (systolic && wca_setup_systolic(s->comm, err, errlen) != 0) return -1;
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
-        wca_attach_memory(s->comm, k, c->mem, s->model->data_mem_bytes);
+        wca_attach_memory(s->comm, k, c->mem, s->model->data_mem_bytes, &c->mem_taken_until);
         wca_use_gate_tables(s->comm, k, c->in, c->out);
         for (unsigned q = 0; q < WT_NQUEUES; q++) c->feedq[q] = wca_feed_queue(s->comm, k, q);
     }
@@ -325,9 +350,13 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
     /* An end cell's wheel also takes the feeds and addresses of the IU's bundle. */
     if (p->iu_code) s->wheel_cap *= 2;
     unsigned wheel_slots = pow2_at_least(maxlat + 1);
+    if (wheel_slots > WSIM_WHEEL_SLOTS)
+        ws_internal_error("a latency of %u clocks needs %u wheel slots; WSIM_WHEEL_SLOTS is %u", maxlat, wheel_slots,
+                          WSIM_WHEEL_SLOTS);
     s->wheel_mask = wheel_slots - 1;
     s->qcap = m->queue_words;
     s->link = m->link_latency;
+    s->gate_clocks = m->gate_word_clocks;
     s->host_size = p->host_size;
     s->host = ws_xcalloc(p->host_size ? p->host_size : 1, 1);
     s->msg = ws_xstrdup("");
@@ -335,7 +364,7 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
     s->sink = ws_xcalloc((size_t)s->ncells * WT_NQUEUES, sizeof *s->sink);
     s->addr = ws_xcalloc((size_t)s->ncells * WT_NQUEUES, sizeof *s->addr);
     s->ends = ws_xcalloc((size_t)s->ncells * WT_NQUEUES, sizeof *s->ends);
-    s->cells = ws_xcalloc((size_t)s->ncells, sizeof *s->cells);
+    s->cells = ws_xcalloc_aligned((size_t)s->ncells, sizeof *s->cells, WS_CACHE_LINE);
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         c->src[SRC_CID] = (uint32_t)(p->first_cell + k);
@@ -348,7 +377,6 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
         if (p->data_size) memcpy(c->mem, p->data, p->data_size);
         c->rstack = ws_xcalloc(m->ret_stack_depth ? m->ret_stack_depth : 1, sizeof *c->rstack);
         c->wheel = ws_xcalloc((size_t)wheel_slots * s->wheel_cap, sizeof *c->wheel);
-        c->wheel_n = ws_xcalloc(wheel_slots, sizeof *c->wheel_n);
         c->feed_live = (uint8_t)host_sides(p, k, s->ncells);
         c->addr_live = c->feed_live;
         for (unsigned q = 0; q < WT_NQUEUES; q++) {
@@ -397,7 +425,6 @@ static void wsim_release(wsim *s)
         free(c->mem);
         free(c->rstack);
         free(c->wheel);
-        free(c->wheel_n);
         wsim_iu_side_free(c->iu);
     }
     for (size_t i = 0; s->sink && i < (size_t)s->ncells * WT_NQUEUES; i++) {
@@ -610,6 +637,32 @@ static __attribute__((noinline)) int comm_op(wsim *s, int k, uint32_t pc, unsign
     return -1;
 }
 
+/* iWarp: is the internal bus of a gate the bundle reads or writes still carrying
+ * its last word (one every gate_word_clocks)? */
+static inline int gate_bus_busy(const wsim_cell *c, const wsim_bundle *b, uint64_t t)
+{
+    for (unsigned m = b->gate_rd; m; m &= m - 1)
+        if (c->gate_free[0][lowest(m)] > t) return 1;
+    for (unsigned m = b->out_mask; m; m &= m - 1)
+        if (c->gate_free[1][lowest(m)] > t) return 1;
+    return 0;
+}
+
+/* The value of a double-precision operation (WT_K_DOUBLE) from its 64-bit sources. */
+static __attribute__((noinline)) uint64_t double_value(unsigned op, uint64_t A, uint64_t B)
+{
+    const uint64_t C = 0;
+    (void)C;
+    switch (op) {
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem) \
+    case WT_OP_##id:                                                \
+        return WT_K_##kind == WT_K_DOUBLE ? (uint64_t)(sem) : 0;
+#include "warp_ops.def"
+#undef WT_OP
+    default: return 0;
+    }
+}
+
 /* Tries to issue cell k's next bundle at clock t. 1 if it issued. What it schedules
  * raises *horizon; a halt counts in *nhalted (the array's, or a thread's share's). */
 static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t t, uint64_t *horizon, int *nhalted)
@@ -629,11 +682,19 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             [WSIM_BAD_TWO_WAITS] = "one creq or evwait a bundle",
             [WSIM_BAD_NO_AGENT] = "iWarp's communication agent (@g0, @g1, control registers, creq ...) is not "
                                   "on the Warp model: compile with -mcpu=iwarp",
+            [WSIM_BAD_NO_DOUBLE] = "double precision (dadd, dmul ...) is iWarp's; the Warp cell's data path is "
+                                   "32 bits: assemble with -mcpu=iwarp",
         };
         wsim_fault(s, k, pc, "%s", why[b->bad]);
         return 0;
     }
 
+    /* the memory agent took this clock for a spool (comm/spool.c) */
+    if (__builtin_expect(t < c->mem_taken_until, 0)) {
+        c->stall_unit++;
+        c->state = WSIM_CELL_STALLED;
+        return 0;
+    }
     if (t < c->busy_max) {
         for (unsigned m = b->slot_mask; m; m &= m - 1) {
             if (c->busy_until[lowest(m)] > t) {
@@ -646,6 +707,11 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     if (__builtin_expect(c->iu != NULL, 0) && !wsim_iu_ready(s, c, pc, t)) goto stall;
     wca_queue **in = c->in, **out = c->out;
     if (b->io) {
+        if (s->gate_clocks && gate_bus_busy(c, b, t)) {
+            c->stall_unit++;
+            c->state = WSIM_CELL_STALLED;
+            return 0;
+        }
         for (unsigned m = b->gate_rd; m; m &= m - 1) {
             const wca_queue *q = in[lowest(m)];
             if (!q) {
@@ -690,6 +756,11 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             unsigned g = lowest(m);
             if (out[g]) out[g]->used += b->out_n[g];
         }
+        if (s->gate_clocks) {
+            for (unsigned m = b->gate_rd; m; m &= m - 1) c->gate_free[0][lowest(m)] = t + s->gate_clocks;
+            for (unsigned m = b->out_mask; m; m &= m - 1)
+                c->gate_free[1][lowest(m)] = t + (uint64_t)s->gate_clocks * b->out_n[lowest(m)];
+        }
         for (unsigned m = b->feed_mask & c->feed_live; m; m &= m - 1) {
             unsigned q = lowest(m);
             c->feedq[q]->used += b->feed_n[q];
@@ -703,10 +774,11 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     const uint32_t *src = c->src;
     /* Every register write, freed unit and two-clock end at once: the bundle's latest. */
     note_event(horizon, t + b->ev);
-    unsigned i;
+    /* The operations by pointer, their end in a local: a store through the wheel or
+     * the source file may alias any byte of the bundle, which would reload its count. */
+    const wsim_dop *o, *const ops_end = b->ops + b->nops;
     if (b->slow_units) {
-        for (i = 0; i < b->nops; i++) {
-            const wsim_dop *o = &b->ops[i];
+        for (o = b->ops; o < ops_end; o++) {
             if (o->interval > 1) {
                 uint64_t free_at = t + o->interval;
                 c->busy_until[o->slot] = free_at;
@@ -717,8 +789,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     wsim_write *const wheel = c->wheel;
     uint16_t *const wheel_n = c->wheel_n;
     const unsigned wheel_mask = s->wheel_mask, wheel_cap = s->wheel_cap;
-    for (i = 0; i < b->nops; i++) {
-        const wsim_dop *o = &b->ops[i];
+    for (o = b->ops; o < ops_end; o++) {
         uint32_t v, addr;
         /* One dispatch on the operation: a pure one computes its value in its own case;
          * the kind of any other is a constant there, so its case only jumps on. */
@@ -808,12 +879,26 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
         case WT_K_COMM:
             if (comm_op(s, k, pc, o->op, A, B, t, &v) != 0) goto op_fault;
             break;
+        case WT_K_DOUBLE: {
+            uint64_t r = double_value(o->op, o->pair & 1 ? A | (uint64_t)src[o->a + 1] << 32 : A,
+                                      o->pair & 2 ? B | (uint64_t)src[o->b + 1] << 32 : B);
+            if (o->pair & 4) {
+                /* the high word to the pair's second register, landing with the low one */
+                unsigned slot = (unsigned)((t + o->lat) & wheel_mask);
+                wsim_write w = o->proto;
+                w.dst = (uint8_t)(o->dst + 1);
+                w.val = (uint32_t)(r >> 32);
+                wheel[(size_t)slot * wheel_cap + wheel_n[slot]++] = w;
+            }
+            v = (uint32_t)r;
+            break;
+        }
         default:
             wsim_fault(s, k, pc, "undefined opcode or operand");
             goto op_fault;
         }
     write:
-        if (__builtin_expect(o->wr == WSIM_WR_REG, 1)) {
+        if (__builtin_expect(o->wr == WSIM_WR_WHEEL, 1)) {
             unsigned slot = (unsigned)((t + o->lat) & wheel_mask);
             wsim_write w = o->proto;
             w.val = v;
@@ -821,12 +906,9 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             continue;
         }
         if (o->wr == WSIM_WR_NONE) continue;
-        unsigned dst = o->dst;
-        if (dst >= WT_OPND_FEED && dst < WT_OPND_PGATE) {
-            /* Host feed and address gates mean something on the end facing that side only. */
-            unsigned live = dst < WT_OPND_ADDR ? c->feed_live : c->addr_live;
-            if (!(live & (1u << ((dst - WT_OPND_FEED) & 3)))) continue;
-        }
+        /* Host feed and address gates mean something on the end facing that side only. */
+        unsigned dst = o->dst, live = dst < WT_OPND_ADDR ? c->feed_live : c->addr_live;
+        if (!(live & (1u << ((dst - WT_OPND_FEED) & 3)))) continue;
         schedule(s, c, o, v, t + o->lat, pc, horizon);
     }
 
@@ -853,7 +935,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     return 1;
 
 div_zero:
-    wsim_fault(s, k, pc, "integer division by zero (%s)", wt_ops[b->ops[i].op].name);
+    wsim_fault(s, k, pc, "integer division by zero (%s)", wt_ops[o->op].name);
 op_fault:
     /* The operations before the faulting one and itself were issued, counted in the
      * whole bundle, whose order the cell's copy keeps. */
@@ -861,7 +943,7 @@ op_fault:
         const wsim_bundle *full = &s->code[pc];
         for (unsigned j = 0; j < full->nops; j++) {
             c->class_ops[full->ops[j].uclass]++;
-            if (i < b->nops && full->ops[j].slot == b->ops[i].slot) break;
+            if (o < ops_end && full->ops[j].slot == o->slot) break;
         }
     }
     return 0;
@@ -922,7 +1004,8 @@ static void warp_clock(wsim *s)
     if (s->status == WSIM_RUNNING) {
         for (; k <= last; k++) {
             wsim_cell *c = &cells[k];
-            if (k > 0 && k < last && c->wheel_n[slot]) land(s, c, t, slot);
+            /* The ends landed above, which emptied their slot: no test of k needed. */
+            if (c->wheel_n[slot]) land(s, c, t, slot);
             if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
             issued |= issue(s, k, t, &s->horizon, &s->nhalted);
             if (s->status != WSIM_RUNNING) break;
@@ -955,7 +1038,7 @@ void wsim_set_threads(wsim *s, int n) { s->threads = n < 1 ? 1 : n; }
  * parts. */
 static void plan_parts(wsim *s, int n)
 {
-    s->parts = ws_xcalloc((size_t)n, sizeof *s->parts);
+    s->parts = ws_xcalloc_aligned((size_t)n, sizeof *s->parts, WS_CACHE_LINE);
     s->seam = ws_xcalloc((size_t)n * 2, sizeof *s->seam);
     s->nparts = n;
     s->nseam = 0;
@@ -1103,7 +1186,7 @@ static int plan_iwarp_parts(wsim *s, int n)
             if (nb < 0 || part_of[nb] != part_of[k]) on_seam[k] = 1;
         }
     }
-    s->parts = ws_xcalloc((size_t)n, sizeof *s->parts);
+    s->parts = ws_xcalloc_aligned((size_t)n, sizeof *s->parts, WS_CACHE_LINE);
     s->seam = ws_xcalloc((size_t)s->ncells, sizeof *s->seam);
     s->nparts = n;
     int ok = 1;

@@ -11,6 +11,7 @@
 
 #include "warp_comm.h"
 #include "warp_sim.h"
+#include "warp_support.h"
 
 /* The gates a bundle names: 0..3 the direction gates (WT_Q_*), 4 and 5 iWarp's @g0, @g1. */
 #define WSIM_NGATES WCA_NGATES
@@ -43,6 +44,7 @@ typedef struct wsim_dop {
                               condition or counter are in c; unused ones are 0 (r0) */
     uint8_t dst;           /* destination operand code; 0 when none (r0 drops writes) */
     uint8_t lat, interval;
+    uint8_t pair;          /* double precision: bit 0 A, bit 1 B, bit 2 the result are pairs */
     uint8_t tag;           /* the marker a gate write carries (WT_MARK_DATA but for markers) */
     uint8_t wr;            /* WSIM_WR_*: where the result goes, decided once */
     wsim_write proto;      /* its pending write but for the value: one store */
@@ -51,8 +53,10 @@ typedef struct wsim_dop {
 /* Where an operation's result goes. */
 enum {
     WSIM_WR_NONE,  /* nowhere: no destination, or r0 */
-    WSIM_WR_REG,   /* a register: lands in the wheel, counted in the bundle's event offset */
-    WSIM_WR_OTHER  /* a gate, host feed or address, or control register: the general path */
+    WSIM_WR_WHEEL, /* a register, gate or control register: into the wheel and no more at
+                      issue, its event (a Warp word's arrival over the link) counted in the
+                      bundle's event offset */
+    WSIM_WR_HOST   /* a host feed or address, which only a cell facing that side keeps */
 };
 
 /* Operations issued by unit class (but WT_UC_NONE, which no slot has) are counted in
@@ -65,7 +69,7 @@ enum {
 /* Why a bundle faults when issued (wsim_bundle.bad). */
 enum {
     WSIM_BAD_NONE, WSIM_BAD_UNDEFINED, WSIM_BAD_MARKER_DEST, WSIM_BAD_CREQ_GATES, WSIM_BAD_TWO_WAITS,
-    WSIM_BAD_NO_AGENT
+    WSIM_BAD_NO_AGENT, WSIM_BAD_NO_DOUBLE
 };
 
 /* Two cache lines: the fields issue tests first, then the operations. */
@@ -75,7 +79,7 @@ typedef struct wsim_bundle {
     uint8_t gate_rd;         /* input gates dequeued, bit g: each once, however often named */
     uint8_t out_mask, feed_mask;
     uint8_t wait_op;         /* 1 + index in ops of a creq or evwait, which may block; 0 */
-    uint8_t clocks;          /* 1, or 2 under the iWarp gate-operation rule */
+    uint8_t clocks;          /* 1, or more under the iWarp gate and integer rules */
     uint8_t io;              /* it names a gate or control register, or may wait */
     uint8_t slow_units;      /* an operation keeps its unit busy for more than a clock */
     uint16_t slot_mask;      /* slots with an operation, for the unit-busy test */
@@ -116,16 +120,21 @@ typedef struct wsim_hfifo {
 /* The interface unit's state for one end cell it serves (simulator/iu.c). */
 typedef struct wsim_iu_side wsim_iu_side;
 
+/* Slots of a cell's wheel at the most: a power of two above the longest latency of
+ * warp_ops.def (wsim_new refuses a model that needs more). */
+#define WSIM_WHEEL_SLOTS 32
+
 typedef struct wsim_cell {
-    /* What every clock touches first, together. */
+    /* What every clock touches first, together, in the cell's first cache line. */
     const wsim_bundle *code; /* the program as this cell runs it (wsim.code_for) */
     uint32_t pc;
     wsim_cell_state state;
     uint64_t next_issue;     /* skewed start, or the clock after a two-clock bundle */
-    uint64_t busy_max;       /* max of busy_until: skips the unit test when all are free */
-    wsim_write *wheel;       /* wheel_slots x wheel_cap pending writes, by landing clock */
-    uint16_t *wheel_n;
+    uint16_t wheel_n[WSIM_WHEEL_SLOTS]; /* writes pending in each slot of the wheel */
     uint8_t feed_live, addr_live; /* bit q: this cell is the end facing side q */
+    uint64_t busy_max;       /* max of busy_until: skips the unit test when all are free */
+    uint64_t mem_taken_until; /* iWarp: the memory agent holds the memory bus before this clock */
+    wsim_write *wheel;       /* wheel_slots x wheel_cap pending writes, by landing clock */
     /* By gate: the queue an input gate reads (NULL: unbound), the queue an output gate
      * fills (NULL on Warp: the host). On iWarp the agent keeps them current. */
     wca_queue *in[WSIM_NGATES], *out[WSIM_NGATES];
@@ -133,6 +142,9 @@ typedef struct wsim_cell {
     wsim_iu_side *iu;        /* an end cell with an IU program: the IU's part beside it; NULL */
     uint32_t src[SRC_N];
     uint64_t busy_until[WT_NSLOTS];
+    /* iWarp: the clock from which each gate's internal bus (input gates, then output
+     * gates) carries its next word (wt_model.gate_word_clocks). */
+    uint64_t gate_free[2][WSIM_NGATES];
     unsigned rsp;
     uint32_t *rstack;
     uint8_t *mem;
@@ -153,7 +165,7 @@ void wsim_pool_free(wsim_pool *p);
  * none of which touches a cell of another share, and what its issues add to the
  * whole array's figures. */
 typedef struct wsim_part {
-    int lo, hi;
+    _Alignas(WS_CACHE_LINE) int lo, hi;
     int *cells, ncells;
     uint64_t horizon;
     int nhalted, issued;
@@ -177,6 +189,7 @@ struct wsim {
     int nhalted;
     unsigned wheel_mask, wheel_cap;
     unsigned qcap, link;
+    unsigned gate_clocks;     /* wt_model.gate_word_clocks */
     wca *comm;               /* iWarp: the communication agents; NULL on Warp */
     wca_config comm_cfg;     /* their topology, for pictures of the array */
     uint64_t agent_clock;    /* 1 + the clock the agents last stepped */

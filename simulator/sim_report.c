@@ -95,7 +95,8 @@ void wsim_print_cell_window(const wsim *s, int cell, const wsim_cell_figures *fr
             (unsigned long long)(queue + unit), (unsigned long long)queue, (unsigned long long)unit);
     for (int uc = WT_UC_FA; uc < WT_NUCLASSES; uc++)
         fprintf(out, ", %s %.1f%%", wt_unit_class_name((wt_unit_class)uc),
-                percent(to->class_ops[uc] - from->class_ops[uc], clocks * wt_class_slots((wt_unit_class)uc)));
+                percent((to->class_ops[uc] - from->class_ops[uc]) * wt_class_interval(s->model, (wt_unit_class)uc),
+                        clocks * wt_class_issue(s->model, (wt_unit_class)uc)));
     fputc('\n', out);
 }
 

@@ -14,14 +14,14 @@
 #define SPINS_BEFORE_YIELD 2000
 
 typedef struct worker {
-    uint64_t done;  /* the last phase it finished (atomic) */
+    _Alignas(WS_CACHE_LINE) uint64_t done; /* the last phase it finished (atomic) */
     pthread_t thread;
     struct wsim_pool *pool;
     int part;
 } worker;
 
 struct wsim_pool {
-    uint64_t phase; /* the phase under way (atomic); starts at 0 */
+    _Alignas(WS_CACHE_LINE) uint64_t phase; /* the phase under way (atomic); starts at 0 */
     int stop;                    /* atomic: workers leave */
     int n;
     void (*work)(void *ctx, int part);
@@ -60,11 +60,11 @@ static void *worker_main(void *arg)
 
 wsim_pool *wsim_pool_new(int n, void (*work)(void *ctx, int part), void *ctx)
 {
-    wsim_pool *p = ws_xcalloc(1, sizeof *p);
+    wsim_pool *p = ws_xcalloc_aligned(1, sizeof *p, WS_CACHE_LINE);
     p->n = n;
     p->work = work;
     p->ctx = ctx;
-    p->workers = ws_xcalloc((size_t)n, sizeof *p->workers);
+    p->workers = ws_xcalloc_aligned((size_t)n, sizeof *p->workers, WS_CACHE_LINE);
     for (int i = 1; i < n; i++) {
         worker *w = &p->workers[i];
         w->pool = p;

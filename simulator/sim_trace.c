@@ -507,8 +507,8 @@ static void write_heatmap(wsim_tracer *tr, FILE *f)
         const wsim_cell *c = &s->cells[k];
         uint64_t ops = 0, slots = 0;
         for (int uc = WT_UC_FA; uc < WT_NUCLASSES; uc++) {
-            ops += wsim_class_ops(c, (unsigned)uc);
-            slots += wt_class_slots((wt_unit_class)uc);
+            ops += wsim_class_ops(c, (unsigned)uc) * wt_class_interval(s->model, (wt_unit_class)uc);
+            slots += wt_class_issue(s->model, (wt_unit_class)uc);
         }
         double util = share(ops, s->cycle * slots), stalled = share(c->stall_queue + c->stall_unit, s->cycle);
         double x = tr->p.heat_by_stalls ? stalled : util;

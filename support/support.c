@@ -1,6 +1,7 @@
 #include "warp_support.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,6 +40,17 @@ void *ws_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p) out_of_memory(n * size);
+    return p;
+}
+
+void *ws_xcalloc_aligned(size_t n, size_t size, size_t align)
+{
+    if (size && n > SIZE_MAX / size) out_of_memory(SIZE_MAX);
+    size_t bytes = n * size;
+    if (bytes == 0) bytes = 1;
+    void *p = NULL;
+    if (posix_memalign(&p, align, bytes) != 0) out_of_memory(bytes);
+    memset(p, 0, bytes);
     return p;
 }
 

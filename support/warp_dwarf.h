@@ -43,6 +43,15 @@ enum {
     DW_AT_external = 0x3f,
     DW_AT_type = 0x49,
     DW_AT_linkage_name = 0x6e,
+    /* Vendor attributes (DW_AT_lo_user 0x2000 .. DW_AT_hi_user 0x3fff) of a
+     * software-pipelined loop's DW_TAG_lexical_block: one iteration starts every
+     * II bundles and takes `stages` of them, the prologue is (stages - 1) x II
+     * bundles from the block's low_pc, then the kernel of unroll x II. Readers
+     * that do not know them skip them by their form. */
+    DW_AT_WARP_swp_ii = 0x3b01,
+    DW_AT_WARP_swp_stages = 0x3b02,
+    DW_AT_WARP_swp_unroll = 0x3b03,
+    DW_AT_WARP_swp_stage = 0x3b04,    /* the stage whose iteration the variables' locations describe */
 
     DW_FORM_addr = 0x01,
     DW_FORM_block2 = 0x03,

@@ -19,6 +19,11 @@ const char *ws_progname(void);
 _Noreturn void ws_internal_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *ws_xmalloc(size_t n);               /* exits 1 with a message if memory runs out */
 void *ws_xcalloc(size_t n, size_t size);
+/* Zeroed, aligned to `align` (a power of two, at least sizeof(void *)), released with
+ * free(): for objects declared _Alignas(WS_CACHE_LINE), which malloc's 16 bytes do not
+ * honour, so that two threads' parts never share a cache line. */
+#define WS_CACHE_LINE 64
+void *ws_xcalloc_aligned(size_t n, size_t size, size_t align);
 void *ws_xrealloc(void *p, size_t n);
 char *ws_xstrdup(const char *s);
 char *ws_xstrndup(const char *s, size_t n);

@@ -30,6 +30,12 @@ static const wt_model models[WT_NMODELS] = {
         .prog_mem_bundles = 65536,   /* chosen: the whole 16-bit target field */
         .ret_stack_depth = 16,       /* chosen */
         .gate_ops_per_clock = 2,     /* four gate operations take two clocks (seed 000, sec. 7.1) */
+        .gate_word_clocks = 2,       /* each of the four internal buses between the computation
+                                        and communication agents carries 40 MB/s (seed 000,
+                                        sec. 4): a gate moves a word every second clock */
+        .double_precision = 1,       /* 10 MFLOPS double precision (seed 000, sec. 1) */
+        .int_ops_per_clock = 1,      /* 20 MIPS at 20 MHz (seed 000, sec. 1): the two ALU fields
+                                        share one integer unit */
         .logical_channels = 20,      /* 20 logical input and 20 output channels (seed 000, sec. 5) */
         .bus_word_clocks = 2,        /* 40 MB/s a bus: a 32-bit word every 100 ns (seed 000, sec. 4) */
         .credit_latency = 2,         /* the dequeue signal crosses the bus's control lines: chosen */
@@ -114,7 +120,11 @@ void wt_bundle_add_gates(wt_bundle_use *u, int dst, const unsigned *srcs, int ns
         if (wt_opnd_is_gate(srcs[k])) u->gates_read |= (uint8_t)(1u << (srcs[k] - WT_OPND_GATE));
         else if (wt_opnd_is_pgate(srcs[k])) u->gates_read |= (uint8_t)(1u << (4 + srcs[k] - WT_OPND_PGATE));
     /* host-feed and host-address writes go to the interface unit, not a gate */
-    if (dst >= 0 && wt_opnd_is_gate_out((unsigned)dst)) u->gate_writes++;
+    if (dst >= 0 && wt_opnd_is_gate_out((unsigned)dst)) {
+        u->gate_writes++;
+        u->gates_written |= (uint8_t)(1u << (wt_opnd_is_gate((unsigned)dst) ? (unsigned)dst - WT_OPND_GATE
+                                                                               : 4 + (unsigned)dst - WT_OPND_PGATE));
+    }
 }
 
 unsigned wt_bundle_gate_ops(const wt_bundle_use *u)
@@ -124,7 +134,29 @@ unsigned wt_bundle_gate_ops(const wt_bundle_use *u)
 
 unsigned wt_bundle_clocks(const wt_model *m, const wt_bundle_use *u)
 {
-    return m->gate_ops_per_clock && wt_bundle_gate_ops(u) > m->gate_ops_per_clock ? 2 : 1;
+    unsigned clocks = m->gate_ops_per_clock && wt_bundle_gate_ops(u) > m->gate_ops_per_clock ? 2 : 1;
+    unsigned alu_ops = u->used[WT_UC_ALU];
+    if (m->int_ops_per_clock && alu_ops > m->int_ops_per_clock) {
+        unsigned need = (alu_ops + m->int_ops_per_clock - 1) / m->int_ops_per_clock;
+        if (need > clocks) clocks = need;
+    }
+    return clocks;
+}
+
+unsigned wt_class_issue(const wt_model *m, wt_unit_class uc)
+{
+    unsigned slots = wt_class_slots(uc);
+    if (uc == WT_UC_ALU && m->int_ops_per_clock && m->int_ops_per_clock < slots) return m->int_ops_per_clock;
+    return slots;
+}
+
+unsigned wt_class_interval(const wt_model *m, wt_unit_class uc)
+{
+    unsigned best = 0;
+    for (int op = 1; op < WT_NOPS; op++)
+        if (wt_ops[op].uclass == uc && wt_ops[op].interval[m->id] && (!best || wt_ops[op].interval[m->id] < best))
+            best = wt_ops[op].interval[m->id];
+    return best ? best : 1;
 }
 
 wt_bundle_use wt_insn_use(const wt_insn *in)
@@ -140,7 +172,7 @@ wt_bundle_use wt_insn_use(const wt_insn *in)
             if (*p == 'm') {
                 srcs[nsrc++] = sl->opnd[1];
                 srcs[nsrc++] = sl->opnd[2];
-            } else if (*p == 'd') {
+            } else if (*p == 'd' || *p == 'D') {
                 dst = sl->opnd[k];
             } else if (k >= 0) {
                 srcs[nsrc++] = sl->opnd[k];
@@ -169,9 +201,9 @@ wt_op wt_op_from_code(wt_unit_class uc, unsigned code)
 int wt_sig_subfield(char c)
 {
     switch (c) {
-    case 'd': case 's': return 0;
-    case 'a': return 1;
-    case 'b': return 2;
+    case 'd': case 's': case 'D': return 0;
+    case 'a': case 'A': return 1;
+    case 'b': case 'B': return 2;
     case 'c': case 'k': case 'K': return 3;
     default: return -1;
     }
@@ -180,7 +212,7 @@ int wt_sig_subfield(char c)
 int wt_op_has_dest(wt_op op)
 {
     const char *sig = wt_ops[op].sig;
-    return strchr(sig, 'd') != NULL || strchr(sig, 'K') != NULL;
+    return strchr(sig, 'd') != NULL || strchr(sig, 'D') != NULL || strchr(sig, 'K') != NULL;
 }
 
 wt_marker wt_op_marker(wt_op op)

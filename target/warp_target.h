@@ -24,6 +24,11 @@ typedef struct wt_model {
     unsigned prog_mem_bundles;   /* program memory, in bundles */
     unsigned ret_stack_depth;    /* hardware return-address stack */
     unsigned gate_ops_per_clock; /* gate operations a clock before a bundle takes longer; 0 = no limit */
+    unsigned gate_word_clocks;   /* clocks an internal bus between a gate and the communication
+                                    agent takes to carry a word; 0 = no limit */
+    unsigned double_precision;   /* the double-precision operations exist (WT_K_DOUBLE) */
+    unsigned int_ops_per_clock;  /* operations of the ALU fields a clock before a bundle takes
+                                    longer; 0 = as many as the fields */
     /* The communication agent (iWarp only; logical_channels = 0: none, neighbour queues). */
     unsigned logical_channels;   /* logical input channels, and output channels, per cell */
     unsigned bus_word_clocks;    /* clocks a physical bus takes to carry one word */
@@ -75,7 +80,9 @@ typedef enum wt_op {
 typedef enum wt_kind {
     WT_K_PURE, WT_K_DIV, WT_K_LOAD, WT_K_STORE, WT_K_HLOAD,
     WT_K_JMP, WT_K_BZ, WT_K_BNZ, WT_K_DBNZ, WT_K_CALL, WT_K_RET, WT_K_HALT,
-    WT_K_COMM          /* a request to the iWarp communication agent (the simulator's comm/) */
+    WT_K_COMM,         /* a request to the iWarp communication agent (the simulator's comm/) */
+    WT_K_DOUBLE        /* double precision: its value over 64-bit A, B (register pairs, or a
+                          32-bit source zero-extended), 64 bits to a pair or 32 to a register */
 } wt_kind;
 
 typedef struct wt_op_info {
@@ -197,6 +204,7 @@ static inline int wt_opnd_is_gate_out(unsigned o) { return wt_opnd_is_gate(o) ||
 typedef struct wt_bundle_use {
     uint8_t used[WT_NUCLASSES];  /* slots taken per unit class */
     uint8_t gates_read;          /* bits 0..3: @xl @yl @xr @yr dequeued; 4, 5: @g0, @g1 */
+    uint8_t gates_written;       /* the same bits for the output gates written */
     uint8_t gate_writes;         /* output-gate writes */
 } wt_bundle_use;
 
@@ -209,9 +217,17 @@ int wt_bundle_add(wt_bundle_use *u, wt_unit_class uc, int dst, const unsigned *s
 void wt_bundle_add_gates(wt_bundle_use *u, int dst, const unsigned *srcs, int nsrc);
 /* Gate operations of the bundle so far. */
 unsigned wt_bundle_gate_ops(const wt_bundle_use *u);
-/* Clocks the bundle takes on the model: 2 when its gate operations exceed what a
- * clock handles (iWarp), else 1. */
+/* Clocks the bundle takes on the model: more than 1 when its gate operations or its
+ * integer operations exceed what a clock handles (iWarp), else 1. */
 unsigned wt_bundle_clocks(const wt_model *m, const wt_bundle_use *u);
+/* Operations of class uc a bundle holds and still issues in one clock on the model:
+ * the class's slots, or fewer (iWarp's one integer operation a clock). Schedulers
+ * fill bundles up to this. */
+unsigned wt_class_issue(const wt_model *m, wt_unit_class uc);
+/* The shortest issue interval among the class's operations on the model: at its
+ * peak the class issues wt_class_issue operations every this many clocks (iWarp's
+ * float units: one every 2). Utilisation is measured against that peak. */
+unsigned wt_class_interval(const wt_model *m, wt_unit_class uc);
 
 /* ---- Bundles ------------------------------------------------------------------- */
 
@@ -252,6 +268,12 @@ int wt_format_literal(uint32_t bits, char imm_type, char *buf, size_t size);
 static inline float wt_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline uint32_t wt_u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline int32_t wt_i(uint32_t u) { return (int32_t)u; }
+static inline double wt_d(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+static inline uint64_t wt_ud(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+/* Does signature letter c name a register pair (a double)? */
+static inline int wt_sig_pair(char c) { return c == 'D' || c == 'A' || c == 'B'; }
+/* A register pair's first register: even, r2..r62. */
+static inline int wt_opnd_is_pair(unsigned o) { return o >= 2 && o < 64 && !(o & 1); }
 static inline uint32_t wt_sra(uint32_t a, uint32_t b)
 {
     b &= 31;
@@ -268,6 +290,15 @@ static inline uint32_t wt_imod(uint32_t a, uint32_t b)
 {
     if (b == 0 || (a == 0x80000000u && b == 0xffffffffu)) return 0;
     return (uint32_t)(wt_i(a) % wt_i(b));
+}
+/* Toward zero, saturating; NaN gives 0, as wt_ftoi_sat. */
+static inline uint32_t wt_dtoi_sat(uint64_t a)
+{
+    double d = wt_d(a);
+    if (d != d) return 0;
+    if (d >= 2147483648.0) return 0x7fffffffu;
+    if (d < -2147483648.0) return 0x80000000u;
+    return (uint32_t)(int32_t)d;
 }
 /* Toward zero, saturating; NaN gives 0 (llvm.fptosi.sat). */
 static inline uint32_t wt_ftoi_sat(uint32_t a)

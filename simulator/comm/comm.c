@@ -165,7 +165,7 @@ wca *wca_new(const wt_model *model, const wca_config *cfg, int ncells, const uin
     a->spool_words = model->spool_words_per_clock ? model->spool_words_per_clock : 1;
     size_t nch = (size_t)ncells * nchan;
     a->cells = ws_xcalloc((size_t)ncells, sizeof *a->cells);
-    a->lics = ws_xcalloc(nch, sizeof *a->lics);
+    a->lics = ws_xcalloc_aligned(nch, sizeof *a->lics, _Alignof(wca_lic));
     a->locs = ws_xcalloc(nch, sizeof *a->locs);
     a->buses = ws_xcalloc((size_t)ncells * WCA_NBUSES, sizeof *a->buses);
     a->active_bus = ws_xcalloc((size_t)ncells * WCA_NBUSES, sizeof *a->active_bus);
@@ -254,10 +254,11 @@ void wca_free(wca *a)
     free(a);
 }
 
-void wca_attach_memory(wca *a, int cell, uint8_t *mem, uint32_t size)
+void wca_attach_memory(wca *a, int cell, uint8_t *mem, uint32_t size, uint64_t *taken_until)
 {
     a->cells[cell].mem = mem;
     a->cells[cell].mem_size = size;
+    a->cells[cell].mem_taken_until = taken_until;
 }
 
 int wca_setup_systolic(wca *a, char *err, size_t errlen)
@@ -561,7 +562,7 @@ void wca_use_parts(wca *a, int nparts, const int *part_of, const uint8_t *on_sea
     if (nparts > 0) {
         size_t nb = (size_t)a->ncells * WCA_NBUSES;
         a->nparts = nparts;
-        a->parts = ws_xcalloc((size_t)nparts, sizeof *a->parts);
+        a->parts = ws_xcalloc_aligned((size_t)nparts, sizeof *a->parts, WS_CACHE_LINE);
         for (int i = 0; i < nparts; i++) {
             a->parts[i].active = ws_xcalloc(nb, sizeof(int));
             a->parts[i].seam_active = ws_xcalloc(nb, sizeof(int));

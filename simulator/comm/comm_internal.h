@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "warp_comm.h"
+#include "warp_support.h"
 
 /* Who takes the words of an input channel. */
 typedef enum lic_consumer {
@@ -112,12 +113,13 @@ typedef struct wca_cell {
     uint64_t spool_clock;   /* clock + 1 of its spools' last turn */
     uint8_t *mem;
     uint32_t mem_size;
+    uint64_t *mem_taken_until;   /* the simulator's: see wca_attach_memory */
 } wca_cell;
 
 /* A simulator thread's share of the agents (wca_use_parts): the active buses of its
  * cells, interior and seam apart, and what its steps add to the array's figures. */
 typedef struct wca_part {
-    int *active, *seam_active;
+    _Alignas(WS_CACHE_LINE) int *active, *seam_active;
     int n_active, n_seam;
     uint64_t horizon;
     int progress;

@@ -11,6 +11,17 @@
  * mode it never reads a word its partner spool has not stored yet, so a channel can
  * be lengthened through memory (queue extension) at one clock a word.
  *
+ * The memory agent "steals memory and computation cycles" (sec. 7.2): the 64-bit
+ * memory bus moves an aligned double word a cycle, the spools' transfers
+ * interleaved "at double word granularity", and "spooling one message queue at peak
+ * rate consumes one quarter of the total memory and computation bandwidth" (a word
+ * every 2 clocks: a double word every 4). So each aligned double word a spool
+ * touches takes one clock from its cell, in which the computation agent issues
+ * nothing (chosen: the seed does not say whether an instruction that does not use
+ * memory could go on; here none does, as "computation cycles" reads), the clock the
+ * spool moves its first word of it or, when two spools of a cell need the bus at
+ * once, the next free one.
+ *
  * %spc, written: bits 0..4 the channel, bit 5 out, bit 6 stop at a message end, bit 7
  * follow the spool gate in bits 8..10; bit 31 set: stop now. Read: bit 0 running,
  * bits 1..2 why it stopped (1 count, 2 end marker, 3 limit, 0 stopped by the
@@ -60,6 +71,16 @@ static inline uint32_t load32(const uint8_t *m)
     return (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24;
 }
 
+/* Spool p moves the word at addr at t: the first word of an aligned double word (or
+ * of the spool's run) takes the memory bus for a clock from the computation agent. */
+static void take_memory_cycle(wca *a, wca_cell *c, const wca_spool *p, uint32_t addr, uint64_t t)
+{
+    if (!c->mem_taken_until || ((addr & 4) && p->next_ok)) return;
+    uint64_t *until = c->mem_taken_until;
+    *until = (*until > t ? *until : t) + 1;
+    wca_note(a, *until);
+}
+
 /* One word through spool s of a cell, if it can move at t. 1 if it moved. */
 static int spool_move(wca *a, int cell, unsigned s, uint64_t t)
 {
@@ -79,6 +100,7 @@ static int spool_move(wca *a, int cell, unsigned s, uint64_t t)
             return 0;
         }
         l->q.used++;
+        take_memory_cycle(a, c, p, p->addr, t);
         /* Read from memory this clock, in the queue the next: one clock a word. */
         wca_queue_put(&l->q, load32(c->mem + p->addr), WT_MARK_DATA, t + 1);
         wca_note(a, t + 1);
@@ -98,6 +120,7 @@ static int spool_move(wca *a, int cell, unsigned s, uint64_t t)
             return 0;
         }
         wca_qword w = wca_pop(a, l, t);
+        take_memory_cycle(a, c, p, p->addr, t);
         store32(c->mem + p->addr, w.word);
     }
     p->addr += 4;

@@ -138,8 +138,11 @@ typedef struct wca_hooks {
 wca *wca_new(const wt_model *model, const wca_config *cfg, int ncells, const uint32_t *cids,
              const wca_hooks *hooks, char *err, size_t errlen);
 void wca_free(wca *a);
-/* The cell's data memory, which its spool gates read and write. */
-void wca_attach_memory(wca *a, int cell, uint8_t *mem, uint32_t size);
+/* The cell's data memory, which its spool gates read and write; taken_until (or
+ * NULL), the clock before which the memory agent holds the cell's memory bus and
+ * the computation agent issues nothing (seed 000, sec. 7.2: spooling "steals memory
+ * and computation cycles"), which the agent raises. */
+void wca_attach_memory(wca *a, int cell, uint8_t *mem, uint32_t size, uint64_t *taken_until);
 
 /* The systolic connections of the W2 contract: on every cell, channel 0 of each bus
  * carries the direction gate's words (@xr out on XRight, @xl in from XLeft, ...), fed

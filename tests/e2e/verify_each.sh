@@ -3,15 +3,15 @@
 # nothing else: every example, kernel and conformance program, both models, -O0 to
 # -O3 with and without pipelining, gives the same assembly (or the same failure)
 # with the verifier on as without it.
-#   verify_each.sh BINDIR SOURCE_DIR
+#   verify_each.sh BINDIR SOURCE_DIR [LEVELS]   (LEVELS: "O0 O2"; default all four)
 set -uo pipefail
-bindir=$1 src=$2
+bindir=$1 src=$2 levels=${3:-O0 O1 O2 O3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 n=0 bad=0
 for f in "$src"/examples/*.w2 "$src"/tests/conformance/*.w2 "$src"/bench/kernels/*.w2; do
     for cpu in warp iwarp; do
-        for opt in O0 O1 O2 O3; do
+        for opt in $levels; do
             for swp in "" -fno-swp; do
                 flags=(-mcpu=$cpu -$opt $swp -S)
                 n=$((n + 1))

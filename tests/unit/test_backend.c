@@ -393,10 +393,13 @@ static int check_bundle(checker *c, char *line, int lineno)
         for (int q = 0; q < 4; q++)
             if (rd[i].gates >> q & 1) gate_readers[q]++;
     }
-    for (int uc = 1; uc < 2 * WT_NUCLASSES; uc++)
-        if (used[uc] > (int)wt_class_slots((wt_unit_class)(uc % WT_NUCLASSES)))
-            return bad(c, lineno, "%d %s operations, %u slots", used[uc],
-                       wt_unit_class_name((wt_unit_class)(uc % WT_NUCLASSES)), wt_class_slots((wt_unit_class)(uc % WT_NUCLASSES)));
+    for (int uc = 1; uc < 2 * WT_NUCLASSES; uc++) {
+        /* the cells' classes issue at the model's rate; the IU's (Warp only) fill their slots */
+        wt_unit_class k = (wt_unit_class)(uc % WT_NUCLASSES);
+        unsigned limit = uc < WT_NUCLASSES ? wt_class_issue(c->m, k) : wt_class_slots(k);
+        if (used[uc] > (int)limit)
+            return bad(c, lineno, "%d %s operations, %u slots", used[uc], wt_unit_class_name(k), limit);
+    }
     if (nlits > 2) return bad(c, lineno, "%d distinct literals", nlits);
     /* Several operations may name one input gate: the bundle dequeues it once and
      * all of them see the word (docs/design.md, operand space). */
@@ -2399,9 +2402,16 @@ static void test_pipeline_register_pressure(void **state)
         int ii, mii;
         const char *r = strstr(report.data, "II=");
         assert_non_null(r);
-        assert_int_equal(sscanf(r, "II=%d MII=%d", &ii, &mii), 2);
-        assert_int_equal(ii, mii);
-        assert_non_null(strstr(report.data, "spilled"));
+        if (models[mi][0] == 'i') {
+            /* iWarp's float units take an operation every second clock: 2 x 59
+             * adds (and as many multiplies) bound the II beyond what the pipeliner
+             * tries; the loop runs unpipelined, with the same results */
+            assert_non_null(strstr(report.data, "ResMII=118"));
+        } else {
+            assert_int_equal(sscanf(r, "II=%d MII=%d", &ii, &mii), 2);
+            assert_int_equal(ii, mii);
+            assert_non_null(strstr(report.data, "spilled"));
+        }
         for (int i = 0; i < TRIPS; i++) {
             volatile float x = 0.5f + 0.0625f * (float)i, p = -0.5f + 0.0f;
             for (int k = 1; k < NK; k++) {

@@ -97,8 +97,10 @@ static void test_unbound_gate_faults(void **state)
 }
 
 /* One cell, its gates looped through local channels 12 and 13. Clock 2 writes both
- * (two gate operations: one clock); clock 3 reads both and writes both: four gate
- * operations take clocks 3 and 4 (sec. 7.1); clock 5 reads the results. */
+ * (two gate operations: one clock); each output gate's bus carries a word every 2
+ * clocks (sec. 4), so the next writes wait for clock 4 (a nop at 3); clock 4 reads
+ * both and writes both: four gate operations take clocks 4 and 5 (sec. 7.1); clock
+ * 6 reads the results. */
 static void test_four_gate_operations_take_two_clocks(void **state)
 {
     (void)state;
@@ -108,21 +110,22 @@ static void test_four_gate_operations_take_two_clocks(void **state)
                 "main:   mv %go0, 12 | mv %gi0, 12\n"
                 "        mv %go1, 13 | mv %gi1, 13\n"
                 "        mv @g0, 1 | mv @g1, 2\n"
+                "        nop\n"
                 "        iadd @g0, @g0, @g1 | mv @g1, @g1\n"
                 "        mv r5, @g0 | mv r6, @g1\n"
                 "        halt\n",
                 NULL, NULL);
-    for (int t = 0; t < 4; t++) cprog_step(&p);
-    assert_int_equal(wsim_cell_issued(p.sim, 0), 4);
-    cprog_step(&p);
-    assert_int_equal(wsim_cell_issued(p.sim, 0), 4); /* the second clock of bundle 3 */
-    cprog_step(&p);
+    for (int t = 0; t < 5; t++) cprog_step(&p);
     assert_int_equal(wsim_cell_issued(p.sim, 0), 5);
+    cprog_step(&p);
+    assert_int_equal(wsim_cell_issued(p.sim, 0), 5); /* the second clock of bundle 4 */
+    cprog_step(&p);
+    assert_int_equal(wsim_cell_issued(p.sim, 0), 6);
     cprog_finish(&p, 100);
     assert_int_equal(cprog_reg(&p, 0, 5), 3);
     assert_int_equal(cprog_reg(&p, 0, 6), 2);
     assert_int_equal(wsim_cell_stalls(p.sim, 0), 0);
-    assert_int_equal(wsim_cycles(p.sim), 7);
+    assert_int_equal(wsim_cycles(p.sim), 8);
     cprog_free(&p);
 }
 

@@ -35,7 +35,9 @@ static uint64_t clock_issuing(cprog *p, int cell, uint32_t pc)
 }
 
 /* One cell, its @g0 looped through local channel 12 (no bus in between): each
- * operation's word is there, or its event posted, exactly its latency after issue. */
+ * operation's word is there, or its event posted, exactly its latency after issue.
+ * The gate's internal bus takes a word every 2 clocks (sec. 4): a nop between two
+ * writes. */
 static void test_generation_latencies(void **state)
 {
     (void)state;
@@ -48,10 +50,14 @@ static void test_generation_latencies(void **state)
                 "        mv r3, r1\n"                  /* 3 */
                 "        mv r4, r1\n"                  /* 4 */
                 "        pbegin @g0, 99\n"             /* 5: consumed here, event at 7 */
-                "        mv @g0, 7\n"                  /* 6: a routing word, readable at 7 */
-                "        mbegin @g0, 8\n"              /* 7: readable at 9 */
-                "        mend @g0, 9\n"                /* 8: readable at 10 */
-                "        pend @g0, 0\n"                /* 9: consumed at 11 */
+                "        nop\n"
+                "        mv @g0, 7\n"                  /* 7: a routing word, readable at 8 */
+                "        nop\n"
+                "        mbegin @g0, 8\n"              /* 9: readable at 11 */
+                "        nop\n"
+                "        mend @g0, 9\n"                /* 11: readable at 13 */
+                "        nop\n"
+                "        pend @g0, 0\n"                /* 13: consumed at 15 */
                 "        halt\n",
                 "torus:1x1", NULL);
     assert_int_equal(clock_issuing(&p, 0, 1), 1);
@@ -62,19 +68,23 @@ static void test_generation_latencies(void **state)
     uint8_t tags[8];
     cprog_step(&p);                                    /* clock 7 */
     assert_int_equal(wca_events_waiting(p.agents, 0), 1); /* the begin marker: 7 = 5 + 2 */
-    assert_int_equal(wca_lic_words(p.agents, 0, 12, w, tags, 8), 1);
-    assert_int_equal(w[0], 7);                          /* the routing word: 7 = 6 + 1 */
+    assert_int_equal(wca_lic_words(p.agents, 0, 12, w, tags, 8), 0);
     cprog_step(&p);                                    /* clock 8 */
     assert_int_equal(wca_lic_words(p.agents, 0, 12, w, tags, 8), 1);
-    cprog_step(&p);                                    /* clock 9 */
+    assert_int_equal(w[0], 7);                          /* the routing word: 8 = 7 + 1 */
+    for (int i = 9; i < 11; i++) cprog_step(&p);       /* clocks 9, 10 */
+    assert_int_equal(wca_lic_words(p.agents, 0, 12, w, tags, 8), 1);
+    cprog_step(&p);                                    /* clock 11 */
     assert_int_equal(wca_lic_words(p.agents, 0, 12, w, tags, 8), 2);
-    assert_int_equal(tags[1], WT_MARK_MBEGIN);         /* 9 = 7 + 2 */
-    cprog_step(&p);                                    /* clock 10 */
+    assert_int_equal(tags[1], WT_MARK_MBEGIN);         /* 11 = 9 + 2 */
+    cprog_step(&p);                                    /* clock 12 */
+    assert_int_equal(wca_lic_words(p.agents, 0, 12, w, tags, 8), 2);
+    cprog_step(&p);                                    /* clock 13 */
     assert_int_equal(wca_lic_words(p.agents, 0, 12, w, tags, 8), 3);
-    assert_int_equal(tags[2], WT_MARK_MEND);           /* 10 = 8 + 2 */
+    assert_int_equal(tags[2], WT_MARK_MEND);           /* 13 = 11 + 2 */
     assert_int_equal(wca_events_waiting(p.agents, 0), 1); /* message markers raise theirs at the head */
-    cprog_finish(&p, 100);                             /* halted at 10; the end marker lands at 11 */
-    assert_int_equal(wsim_cycles(p.sim), 11);
+    cprog_finish(&p, 100);                             /* halted at 14; the end marker lands at 15 */
+    assert_int_equal(wsim_cycles(p.sim), 15);
     assert_int_equal(wca_lic_words(p.agents, 0, 12, w, tags, 8), 4);
     assert_int_equal(tags[3], WT_MARK_PEND);
     /* creq's result: not yet at 2 and 3, there at 4 = 1 + 3. */

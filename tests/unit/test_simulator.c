@@ -96,7 +96,8 @@ static void check_float_latency(wt_model_id m)
     tprog t = {0};
     wt_insn *b = bundle(&t);
     mov_imm(b, WT_SLOT_A0, 1, 0, fbits(2.0f));
-    mov_imm(b, WT_SLOT_A1, 2, 1, fbits(3.0f));
+    b->imm[1] = fbits(3.0f);   /* one integer operation a clock on iWarp: the crossbar moves this one */
+    put(b, WT_SLOT_V0, WT_OP_MV, 2, I1, 0, 0);
     b = bundle(&t);
     put(b, WT_SLOT_FA, WT_OP_FADD, 3, 1, 2, 0);
     put(b, WT_SLOT_FM, WT_OP_FMUL, 4, 1, 2, 0);
@@ -145,6 +146,44 @@ static void test_results_land_while_stalled(void **state)
     assert_int_equal(wsim_cycles(s), 6);
     assert_int_equal(wsim_cell_reg(s, 0, 2), fbits(3.0f));
     assert_int_equal(wsim_cell_stalls(s, 0), 5);
+    wsim_free(s);
+}
+
+/* Double precision (iWarp): pairs of registers, low word first; the multiplier and
+ * the adder take one every fourth clock; the Warp faults. 1.5 and 2.25 widened,
+ * multiplied (3.375), added to 1.5 (4.875) and narrowed back. */
+static void test_double_precision(void **state)
+{
+    (void)state;
+    tprog t = {0};
+    wt_insn *b = bundle(&t);                                 /* clock 0 */
+    mov_imm(b, WT_SLOT_A0, 10, 0, fbits(1.5f));
+    b->imm[1] = fbits(2.25f);
+    put(b, WT_SLOT_V0, WT_OP_MV, 11, I1, 0, 0);
+    put(bundle(&t), WT_SLOT_FM, WT_OP_FTOD, 2, 10, 0, 0);    /* 1, lands at 5 */
+    put(bundle(&t), WT_SLOT_FM, WT_OP_FTOD, 4, 11, 0, 0);    /* waits for the unit: 5, lands at 9 */
+    put(bundle(&t), WT_SLOT_FM, WT_OP_DMUL, 8, 2, 4, 0);     /* waits: 9, lands at 14 */
+    for (int i = 0; i < 4; i++) bundle(&t);                  /* 10..13 */
+    put(bundle(&t), WT_SLOT_FA, WT_OP_DADD, 6, 8, 2, 0);     /* 14, lands at 18 */
+    put(bundle(&t), WT_SLOT_FM, WT_OP_DTOF, 12, 8, 0, 0);    /* 15, lands at 19 */
+    put(bundle(&t), WT_SLOT_FM, WT_OP_DLE, 13, 2, 8, 0);     /* waits: 19, lands at 23 */
+    branch(bundle(&t), WT_OP_HALT, 0, 0);
+    wsim *s = make(&t, WT_MODEL_IWARP, 0, 0, 0, 0);
+    assert_int_equal(wsim_run(s, 1000), WSIM_DONE);
+    assert_int_equal(wsim_cell_reg(s, 0, 2), 0);             /* 1.5 = 0x3ff8000000000000 */
+    assert_int_equal(wsim_cell_reg(s, 0, 3), 0x3ff80000u);
+    assert_int_equal(wsim_cell_reg(s, 0, 8), 0);             /* 3.375 = 0x400b000000000000 */
+    assert_int_equal(wsim_cell_reg(s, 0, 9), 0x400b0000u);
+    assert_int_equal(wsim_cell_reg(s, 0, 6), 0);             /* 4.875 = 0x4013800000000000 */
+    assert_int_equal(wsim_cell_reg(s, 0, 7), 0x40138000u);
+    assert_int_equal(wsim_cell_reg(s, 0, 12), fbits(3.375f));
+    assert_int_equal(wsim_cell_reg(s, 0, 13), 1);
+    /* the second ftod, dmul and dle each wait 3 clocks for the multiplier */
+    assert_int_equal(wsim_cell_stalls(s, 0), 9);
+    wsim_free(s);
+    s = make(&t, WT_MODEL_WARP, 0, 0, 0, 0);
+    assert_int_equal(wsim_run(s, 1000), WSIM_FAULT);
+    assert_non_null(strstr(wsim_message(s), "double precision (dadd, dmul ...) is iWarp's"));
     wsim_free(s);
 }
 
@@ -220,14 +259,13 @@ static void test_queue_timing_iwarp(void **state) { (void)state; check_queue_tim
 
 /* iWarp, through the communication agent: @xr fills a local 8-word channel, the
  * XRight bus carries a word every 2 clocks into cell 1's 8-word channel, credits come
- * back 2 clocks after each dequeue. Cell 0 sends 20 words, one a clock from clock 2
- * (values 20..1): word k lands at 2+k and crosses at 2k+1, arriving at 2k+3, until the
- * 8 credits are spent (word 8 crosses at 17). The local channel fills meanwhile: cell
- * 0 stalls at 17 and from 19. Cell 1 idles until 22 and reads from 23, a credit back
- * at 25 each clock after; word 9 crosses at 25 and cell 0 sends word 17 at 26, then
- * one every 2 clocks (the bus's rate): stalls at 27, 29, 31, the last send at 32.
- * Words 9..20 arrive at 27, 29, ..., 49: cell 1 reads 12 words at 23..34, then one
- * every 2 clocks (7 stalls) and the last at 49; it halts at 50; the run ends at 51. */
+ * back 2 clocks after each dequeue. Gates too move a word every 2 clocks (their
+ * internal buses). Cell 0 sends 20 words (values 20..1), one every 2 clocks from
+ * clock 2 (a stall between each two: 19): word k crosses at 2k+1, arriving at 2k+3
+ * (word 8 at 19); cell 1's 8 credits and the local channel's 8 words hold the first
+ * 16, sent by 32, and cell 1 reads from 23, so the sender never waits for room. Cell
+ * 1 idles until 22 and reads the 20 words at 23, 25, ..., 61 (19 stalls for its
+ * gate's bus); it halts at 62; the run ends at 63. */
 static void test_full_queue_stalls_sender(void **state)
 {
     (void)state;
@@ -255,15 +293,15 @@ static void test_full_queue_stalls_sender(void **state)
     assert_int_equal(wsim_queue_words(s, 1, WT_Q_XL, w, 16), 8);
     assert_int_equal(w[0], 20);
     assert_int_equal(w[7], 13);
-    /* Clock 18 sent word 16; clock 19 finds the local channel full. */
+    /* Clock 18 sent word 9; clock 19 finds its gate's bus busy. */
     assert_int_equal(wsim_cell_state_of(s, 0), WSIM_CELL_RUNNING);
     steps(s, 1);
     assert_int_equal(wsim_cell_state_of(s, 0), WSIM_CELL_STALLED);
     assert_int_equal(wsim_run(s, 1000), WSIM_DONE);
-    assert_int_equal(wsim_cell_stalls(s, 0), 11);
-    assert_int_equal(wsim_cell_stalls(s, 1), 7);
+    assert_int_equal(wsim_cell_stalls(s, 0), 19);
+    assert_int_equal(wsim_cell_stalls(s, 1), 19);
     assert_int_equal(wsim_cell_reg(s, 1, 5), 210);
-    assert_int_equal(wsim_cycles(s), 51);
+    assert_int_equal(wsim_cycles(s), 63);
     wsim_free(s);
 }
 
@@ -700,9 +738,9 @@ static void test_deadlock_on_full_queue(void **state)
     branch(bundle(&t), WT_OP_HALT, 0, 0);
     wsim *s = make(&t, WT_MODEL_IWARP, 0, 1, 0, 0);
     assert_int_equal(wsim_run(s, 1000), WSIM_DEADLOCK);
-    /* The 8th word crosses at 17 and arrives at 19: the last event; clock 19 finds no
-     * issue and the bus no credit. */
-    assert_int_equal(wsim_cycles(s), 19);
+    /* A word every 2 clocks through the gate's bus from clock 2: the 16th (8 in cell
+     * 1's queue, 8 in the local channel) at 32; clock 34 finds the channel full. */
+    assert_int_equal(wsim_cycles(s), 34);
     assert_string_equal(wsim_message(s), "no wait-for cycle: every wait ends at a halted cell, the host or nothing\n"
                                          "cell 0 (cid 0): pc 2 (t.w2:3): waits to write @xr to local 14 (full); "
                                          "cell 1 reads it through @xl (cell 0 local 14 > cell 0 out XRight.0 > "
@@ -936,6 +974,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_float_latency_warp),
         cmocka_unit_test(test_float_latency_iwarp),
+        cmocka_unit_test(test_double_precision),
         cmocka_unit_test(test_results_land_while_stalled),
         cmocka_unit_test(test_divide_interval_warp),
         cmocka_unit_test(test_divide_interval_iwarp),

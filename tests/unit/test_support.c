@@ -169,6 +169,22 @@ static void test_read_file_refuses_oversized_and_missing(void **state)
     assert_string_equal(err, "is a directory");
 }
 
+/* Threads' parts are declared _Alignas(WS_CACHE_LINE); malloc gives 16 bytes. */
+static void test_xcalloc_aligned_honours_cache_lines(void **state)
+{
+    (void)state;
+    for (size_t n = 1; n <= 9; n++) {
+        unsigned char *p = ws_xcalloc_aligned(n, 24, WS_CACHE_LINE);
+        assert_int_equal((uintptr_t)p % WS_CACHE_LINE, 0);
+        for (size_t i = 0; i < n * 24; i++) assert_int_equal(p[i], 0);
+        free(p);
+    }
+    void *empty = ws_xcalloc_aligned(0, 8, 128);
+    assert_non_null(empty);
+    assert_int_equal((uintptr_t)empty % 128, 0);
+    free(empty);
+}
+
 static void test_arena_and_buffer(void **state)
 {
     (void)state;
@@ -420,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_temporaries_go_on_signals_and_exit),
         cmocka_unit_test(test_temp_release_keeps_the_file),
         cmocka_unit_test(test_output_temporary_is_new_and_fits_name_max),
+        cmocka_unit_test(test_xcalloc_aligned_honours_cache_lines),
         cmocka_unit_test(test_arena_and_buffer),
         cmocka_unit_test(test_strmap_hash_and_grow),
     };

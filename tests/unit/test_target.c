@@ -106,6 +106,7 @@ static const uint8_t dests[] = {0, 1, 63, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74
 static const uint8_t sources[] = {0, 5, 63, WT_OPND_CID, 65, 66, 67, 68, WT_OPND_IMM0, WT_OPND_IMM1,
                                   WT_OPND_PGATE + 1, WT_OPND_CTL + WT_CTL_GT0, WT_OPND_CTL + WT_CTL_EVDATA};
 static const uint8_t counters[] = {1, 63, 0};
+static const uint8_t pairs[] = {2, 62, 4};
 static const uint16_t targets[] = {0, 1, 65535, 1234};
 /* Literal values chosen to exercise every printed form: plain floats, a denormal,
  * negative zero, infinity and NaN (printed in hex), and integers of both signs. */
@@ -124,6 +125,7 @@ static void fill_slot(wt_insn *in, int s, wt_op op, unsigned v)
         switch (*p) {
         case 'd': sl->opnd[0] = dests[k % sizeof dests]; break;
         case 'K': sl->opnd[3] = counters[k % sizeof counters]; break;
+        case 'D': case 'A': case 'B': sl->opnd[wt_sig_subfield(*p)] = pairs[k % sizeof pairs]; break;
         case 't': in->target = targets[k % 4]; break;
         case 'm':
             sl->opnd[1] = sources[k % sizeof sources];
@@ -314,11 +316,66 @@ static void test_generator_covers_every_operand_kind(void **state)
             assert_true(seen_reg);
             if (sig[i] == 'd') {
                 assert_true(seen_gate && seen_feed && seen_addr);
-            } else if (sig[i] != 'K') {
+            } else if (sig[i] != 'K' && !wt_sig_pair(sig[i])) {
                 assert_true(seen_imm0 && seen_imm1 && seen_gate && seen_cid);
             }
         }
     }
+}
+
+/* Seed 000, sections 1 and 4: the iWarp computation agent delivers 20 MFLOPS single
+ * precision (10 double) plus 20 MIPS at 20 MHz, and each internal bus between it and
+ * the communication agent 40 MB/s. The figures follow from the machine description:
+ * the clock, each float unit's issue interval, the integer operations a clock and a
+ * gate's clocks a word. */
+static unsigned peak_mflops(const wt_model *m, const wt_op *ops, int n)
+{
+    /* the best op of each float unit, an operation every `interval` clocks */
+    double rate = 0;
+    for (int uc = WT_UC_FA; uc <= WT_UC_FM; uc++) {
+        unsigned best = 0;
+        for (int i = 0; i < n; i++)
+            if (wt_ops[ops[i]].uclass == (wt_unit_class)uc &&
+                (!best || wt_ops[ops[i]].interval[m->id] < best))
+                best = wt_ops[ops[i]].interval[m->id];
+        if (best) rate += (double)m->clock_mhz / best;
+    }
+    return (unsigned)(rate + 0.5);
+}
+
+/* Clocks a bundle with these gate writes and integer operations takes. */
+static unsigned issue_clocks(const wt_model *m, unsigned gate_writes, unsigned alu_ops)
+{
+    wt_bundle_use u = {0};
+    u.gate_writes = (uint8_t)gate_writes;
+    u.used[WT_UC_ALU] = (uint8_t)alu_ops;
+    return wt_bundle_clocks(m, &u);
+}
+
+static void test_iwarp_peak_rates_are_seed_000s(void **state)
+{
+    (void)state;
+    const wt_model *m = wt_model_get(WT_MODEL_IWARP);
+    const wt_op single[] = {WT_OP_FADD, WT_OP_FSUB, WT_OP_FMUL};
+    const wt_op dbl[] = {WT_OP_DADD, WT_OP_DSUB, WT_OP_DMUL};
+    assert_int_equal(m->clock_mhz, 20);
+    assert_int_equal(peak_mflops(m, single, 3), 20);
+    assert_int_equal(peak_mflops(m, dbl, 3), 10);
+    assert_int_equal(m->clock_mhz * m->int_ops_per_clock, 20);   /* MIPS */
+    assert_int_equal(wt_class_issue(m, WT_UC_ALU), 1);
+    assert_int_equal(4 * m->clock_mhz / m->bus_word_clocks, 40);   /* MB/s an external bus */
+    assert_int_equal(4 * m->clock_mhz / m->gate_word_clocks, 40);  /* MB/s a gate's internal bus (sec. 4) */
+    assert_int_equal(wt_model_get(WT_MODEL_WARP)->gate_word_clocks, 0);
+    assert_true(m->double_precision);
+    /* two integer operations, or more than two gate operations, take two clocks */
+    assert_int_equal(issue_clocks(m, 2, 1), 1);
+    assert_int_equal(issue_clocks(m, 2, 2), 2);
+    assert_int_equal(issue_clocks(m, 4, 1), 2);
+    /* The Warp cell: 10 MFLOPS at 5 MHz (seed 002), no double precision. */
+    const wt_model *w = wt_model_get(WT_MODEL_WARP);
+    assert_int_equal(peak_mflops(w, single, 3), 10);
+    assert_false(w->double_precision);
+    assert_int_equal(issue_clocks(w, 6, 2), 1);
 }
 
 /* Full bundles: every slot busy at once, operations and operands drawn from a
@@ -381,20 +438,26 @@ static void test_gate_operations_of_a_bundle(void **state)
     assert_int_equal(use.used[WT_UC_MV], 2);
     assert_int_equal(use.used[WT_UC_ALU], 2);
     assert_int_equal(wt_bundle_gate_ops(&use), 2);   /* @xl read (once), @xr written */
+    /* two integer operations share iWarp's one integer unit (20 MIPS) */
+    assert_int_equal(wt_bundle_clocks(iwarp, &use), 2);
+    /* a third ALU operation has no slot */
+    unsigned srcs[1] = {0};
+    assert_int_equal(wt_bundle_add(&use, WT_UC_ALU, 5, srcs, 1), -1);
+    in.slot[WT_SLOT_A1] = (wt_slot){0};
+    use = wt_insn_use(&in);
+    assert_int_equal(wt_bundle_gate_ops(&use), 2);   /* the MV field still reads @xl */
     assert_int_equal(wt_bundle_clocks(iwarp, &use), 1);
     in.slot[WT_SLOT_FA] = (wt_slot){WT_OP_FADD, {4, WT_OPND_GATE + WT_Q_YL, 0, 0}};
     use = wt_insn_use(&in);
     assert_int_equal(wt_bundle_gate_ops(&use), 3);
     assert_int_equal(wt_bundle_clocks(iwarp, &use), 2);
     assert_int_equal(wt_bundle_clocks(wt_model_get(WT_MODEL_WARP), &use), 1);
-    /* a third ALU operation has no slot */
-    unsigned srcs[1] = {0};
-    assert_int_equal(wt_bundle_add(&use, WT_UC_ALU, 5, srcs, 1), -1);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_iwarp_peak_rates_are_seed_000s),
         cmocka_unit_test(test_codes_unique_and_fit_their_field),
         cmocka_unit_test(test_slot_fields_disjoint_within_312_bits),
         cmocka_unit_test(test_operand_names_parse_back),

@@ -5,7 +5,7 @@
 ; RUN: not warp-sim %t.img --topology torus:4x1 --deadlock-dot %t.dot 2>&1 | FileCheck %s
 ; RUN: FileCheck --check-prefix=DOT %s < %t.dot
 ; RUN: warp-sim %t.img --topology=torus:4x1 --channels 3,1; test $? -eq 3
-; CHECK: warp-sim: deadlock at cycle 18:
+; CHECK: warp-sim: deadlock at cycle 33:
 ; CHECK-NEXT: wait-for cycle: cell 0 -> cell 1 -> cell 2 -> cell 3 -> cell 0
 ; CHECK-NEXT: cell 0 (cid 0): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 1 reads it through @xl
 ; CHECK: cell 3 (cid 3): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 0 reads it through @xl
@@ -17,7 +17,7 @@
 ; On the linear array (the default) cell 3 sends to the host, reads its one word and
 ; halts; the others then wait on it: a chain that ends at a halted cell, no cycle.
 ; RUN: not warp-sim %t.img 2>&1 | FileCheck --check-prefix=LINEAR %s
-; LINEAR: warp-sim: deadlock at cycle 82:
+; LINEAR: warp-sim: deadlock at cycle 85:
 ; LINEAR-NEXT: no wait-for cycle: every wait ends at a halted cell, the host or nothing
 ; LINEAR: cell 2 (cid 2): pc 1 (ring.s:7): waits to write @xr to local 14 (full); cell 3 reads it through @xl (cell 2 local 14 > cell 2 out XRight.0 > cell 3 in XLeft.0), which has halted
 ;
