@@ -487,7 +487,10 @@ static int primary(parser *P, value *v)
     if (*s == '(') {
         P->p++;
         if (expr_or(P, v)) return -1;
-        if (!accept(P, ")")) return perr(P, "A syntax error in expression, near `%s'.", P->p);
+        if (!accept(P, ")")) {
+            wdb_value_free(v);   /* an array's words ($1 of an array, a queue) */
+            return perr(P, "A syntax error in expression, near `%s'.", P->p);
+        }
         return 0;
     }
     if (*s == '$') {
@@ -634,7 +637,10 @@ static int unary(parser *P, value *v)
         P->negated = 0;
         P->depth--;
         if (rc) return -1;
-        if (need_scalar(P, v)) return -1;
+        if (need_scalar(P, v)) {
+            wdb_value_free(v);
+            return -1;
+        }
         if (is_fl(v)) v->bits ^= 0x80000000u;
         else *v = scalar(V_INT, (uint32_t)-(int64_t)(int32_t)v->bits);
         return 0;
@@ -767,7 +773,10 @@ static int not_(parser *P, value *v)
         int rc = not_(P, v);
         P->depth--;
         if (rc) return -1;
-        if (need_scalar(P, v)) return -1;
+        if (need_scalar(P, v)) {
+            wdb_value_free(v);
+            return -1;
+        }
         *v = scalar(V_INT, !wdb_truth(v));
         return 0;
     }

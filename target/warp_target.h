@@ -291,24 +291,17 @@ static inline uint32_t wt_imod(uint32_t a, uint32_t b)
     if (b == 0 || (a == 0x80000000u && b == 0xffffffffu)) return 0;
     return (uint32_t)(wt_i(a) % wt_i(b));
 }
-/* Toward zero, saturating; NaN gives 0, as wt_ftoi_sat. */
-static inline uint32_t wt_dtoi_sat(uint64_t a)
+/* Toward zero, saturating to 32 bits; NaN gives 0 (llvm.fptosi.sat). A float is
+ * exact as a double, so single and double precision share it. */
+static inline uint32_t wt_sat_i32(double d)
 {
-    double d = wt_d(a);
     if (d != d) return 0;
     if (d >= 2147483648.0) return 0x7fffffffu;
     if (d < -2147483648.0) return 0x80000000u;
     return (uint32_t)(int32_t)d;
 }
-/* Toward zero, saturating; NaN gives 0 (llvm.fptosi.sat). */
-static inline uint32_t wt_ftoi_sat(uint32_t a)
-{
-    float f = wt_f(a);
-    if (f != f) return 0;
-    if (f >= 2147483648.0f) return 0x7fffffffu;
-    if (f < -2147483648.0f) return 0x80000000u;
-    return (uint32_t)(int32_t)f;
-}
+static inline uint32_t wt_dtoi_sat(uint64_t a) { return wt_sat_i32(wt_d(a)); }
+static inline uint32_t wt_ftoi_sat(uint32_t a) { return wt_sat_i32((double)wt_f(a)); }
 
 /* The largest array of cells, on either model (iWarp systems grow to 1,024 cells,
  * seed 000): the compiler, assembler, linker and simulator all refuse more. */
