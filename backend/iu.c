@@ -29,7 +29,11 @@ static int iu_source(wb_opnd o) { return o.kind == WB_O_VREG || wb_is_lit(o) || 
 static int candidate(const wb_ins *in)
 {
     int op = in->op;
-    if (op == WT_OP_NONE || in->bundle_with) return 0;
+    if (op == WT_OP_NONE) return 0;
+    /* A host address between two readers of one received word joins their bundle
+     * to keep its place among the gate writes (gates.c); the IU issues it there, in
+     * the same bundle, after `||`. */
+    if (in->bundle_with && !(in->d.kind == WB_O_REG && wt_opnd_is_addr(in->d.v))) return 0;
     if (op != WB_COPY) {
         const wt_op_info *info = &wt_ops[op];
         int alu = info->uclass == WT_UC_ALU && info->kind == WT_K_PURE;

@@ -234,7 +234,8 @@ typedef struct wb_mnode {
     wb_opnd lit[2 * WB_MNODE_OPS];
     int no_value;              /* writes no register (a store, a send, a host feed): issuing it later
                                   only keeps its sources in their registers longer */
-    int iu;                    /* its operations are the interface unit's (their own unit classes) */
+    unsigned iu;               /* bit k: operation k is the interface unit's (its own unit classes;
+                                  a bundle group may hold a host address beside the cells' ops) */
     int link;                  /* words it feeds through the IU link (at most one a clock) */
 } wb_mnode;
 

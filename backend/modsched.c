@@ -41,7 +41,7 @@ int wb_res_mii(const wb_mgraph *g, const char **bound)
             for (int k = 0; k < g->node[i].nops; k++) {
                 int op = g->node[i].op[k], alt = g->node[i].alt[k];
                 if ((alt != WT_OP_NONE) != pass) continue;
-                int iu = g->node[i].iu;
+                int iu = g->node[i].iu >> k & 1;
                 int c = wb_res(op, iu);
                 if (alt != WT_OP_NONE) {
                     int c2 = wb_res(alt, iu);
@@ -269,13 +269,14 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
     if (x->link && t->used[r][WB_RES_LINK] + x->link > wb_res_slots(g->model, WB_RES_LINK)) return 0;
     int k;
     for (k = 0; k < x->nops; k++) {
-        if (op_fits(g, t, x->op[k], x->iu, time)) mop[k] = x->op[k];
-        else if (x->alt[k] != WT_OP_NONE && op_fits(g, t, x->alt[k], x->iu, time)) mop[k] = x->alt[k];
+        int iu = x->iu >> k & 1;
+        if (op_fits(g, t, x->op[k], iu, time)) mop[k] = x->op[k];
+        else if (x->alt[k] != WT_OP_NONE && op_fits(g, t, x->alt[k], iu, time)) mop[k] = x->alt[k];
         else break;
-        take(g, t, mop[k], x->iu, time, +1);
+        take(g, t, mop[k], iu, time, +1);
     }
     if (k < x->nops) {
-        while (k-- > 0) take(g, t, mop[k], x->iu, time, -1);
+        while (k-- > 0) take(g, t, mop[k], x->iu >> k & 1, time, -1);
         return 0;
     }
     t->used[r][WB_RES_LINK] += x->link;
@@ -299,7 +300,7 @@ static int node_interval(const wb_mgraph *g, int i)
 
 static void node_remove(const wb_mgraph *g, mrt *t, int i, int time, const int *mop)
 {
-    for (int k = 0; k < g->node[i].nops; k++) take(g, t, mop[k], g->node[i].iu, time, -1);
+    for (int k = 0; k < g->node[i].nops; k++) take(g, t, mop[k], g->node[i].iu >> k & 1, time, -1);
     t->used[time % t->ii][WB_RES_LINK] -= g->node[i].link;
     t->gate[time % t->ii] -= g->node[i].gate_ops;
     for (int k = 0; k < (int)g->model->gate_word_clocks && g->node[i].gate_buses; k++)
@@ -320,10 +321,10 @@ static int collides(const wb_mgraph *g, int ii, int i, int time, int j, int jtim
         for (int p = 0; p < word_clocks; p++)
             for (int q = 0; q < word_clocks; q++)
                 if ((time + p) % ii == (jtime + q) % ii) return 1;
-    if (x->iu != y->iu) return 0;
     for (int a = 0; a < x->nops; a++) {
         int rows_a = wt_ops[x->op[a]].interval[g->model->id];
         for (int b = 0; b < y->nops; b++) {
+            if ((x->iu >> a & 1) != (y->iu >> b & 1)) continue;   /* the IU's units are not the cells' */
             int cx = wt_ops[x->op[a]].uclass, cx2 = x->alt[a] ? (int)wt_ops[x->alt[a]].uclass : -1;
             int cy = wt_ops[jmop[b]].uclass;
             if (cy != cx && cy != cx2) continue;

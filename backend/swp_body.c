@@ -393,7 +393,9 @@ void swp_strength_reduce(loop *L)
         }
         for (int j = 1; j <= MAX_DIST; j++) INIT(L, a, j) = 0;
         INIT(L, a, 1) = -start;   /* negative: a vreg made here, not a name of the body */
+        int iu = x->in.iu;
         x->in = swp_mk(WT_OP_IADD, wb_vreg(a), wb_vreg(a), wb_imm((uint32_t)astep, 0));
+        x->in.iu = (uint8_t)iu;   /* the interface unit's address stays its own (iu.c) */
         x->in.line = L->body->nins ? L->body->ins[0].line : L->body->term.line;
         x->dist[0] = 1;
         x->dist[1] = 0;
@@ -445,11 +447,12 @@ void swp_hoist_literals(loop *L)
         for (int k = 0; k < wb_nsrc(x->in.op); k++) {
             wb_opnd s = x->in.s[k];
             if (!wb_is_lit(s)) continue;
-            int v = 0;
+            /* one register a side: the interface unit's registers are not the cells' */
+            int v = 0, iu = x->in.iu;
             for (int j = 0; j < L->nhz && !v; j++)
-                if (wb_lit_eq(L->hz[j].lit, s)) v = L->hz[j].v;
+                if (wb_lit_eq(L->hz[j].lit, s) && !(L->f->vflags[L->hz[j].v] & WB_V_IU) == !iu) v = L->hz[j].v;
             if (!v) {
-                v = wb_new_vreg(L->f, 0);
+                v = wb_new_vreg(L->f, iu ? WB_V_IU : 0);
                 L->hz = ws_xrealloc(L->hz, sizeof *L->hz * (size_t)(L->nhz + 1));
                 L->hz[L->nhz++] = (hoisted){s, v, L->neinit};
                 swp_add_einit(L, swp_mk(WB_COPY, wb_vreg(v), s, (wb_opnd){0}));

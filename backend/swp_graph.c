@@ -134,7 +134,7 @@ void swp_build_graph(loop *L, gbuild *B)
         if (wb_has_dest(x->in.op) && wb_is_vreg(x->in.d)) m->no_value = 0;
         int op = x->in.op == WB_COPY ? WT_OP_MV : x->in.op;
         int alt = x->in.op == WB_COPY ? WT_OP_MOV : x->in.op == WT_OP_IADD ? WT_OP_LEA : WT_OP_NONE;
-        m->iu |= x->in.iu;
+        m->iu |= (unsigned)(x->in.iu != 0) << m->nops;
         m->link += wb_iu_feeds(&x->in);
         m->op[m->nops] = op;
         m->alt[m->nops++] = alt;

@@ -69,18 +69,22 @@ static int check_header(wld_obj *o, uint16_t *shnum, uint16_t *shstrndx)
 }
 
 /* Bundles must be ones the machine defines, encoded the one way wt_encode does,
- * so that relocating one (decode, patch, encode) changes only the patched field. */
-static int check_text(wld_obj *o)
+ * so that relocating one (decode, patch, encode) changes only the patched field;
+ * the interface unit's, ones it can issue (else the image would not load). */
+static int check_bundles(wld_obj *o, const uint8_t *t, const char *sec, int iu)
 {
-    const uint8_t *t = o->mem[WLD_TEXT];
     for (uint32_t off = 0; off < o->mem_size[WLD_TEXT]; off += WT_BUNDLE_BYTES) {
         wt_insn in;
         uint8_t again[WT_BUNDLE_BYTES];
         if (wt_decode(t + off, &in) != 0)
-            return wld_error(o->path, "invalid bundle at .text+0x%x", off);
+            return wld_error(o->path, "invalid bundle at %s+0x%x", sec, off);
         wt_encode(&in, again);
         if (memcmp(again, t + off, WT_BUNDLE_BYTES) != 0)
-            return wld_error(o->path, "malformed bundle at .text+0x%x (stray bits)", off);
+            return wld_error(o->path, "malformed bundle at %s+0x%x (stray bits)", sec, off);
+        for (unsigned s = 0; iu && s < WT_NSLOTS; s++) {
+            const char *why = wt_iu_slot_fault(&in, s);
+            if (why) return wld_error(o->path, "%s+0x%x, slot %s: %s", sec, off, wt_slot_layouts[s].name, why);
+        }
     }
     return 0;
 }
@@ -497,7 +501,8 @@ int wld_read_object(wld_obj *o, const char *path)
     }
     if (!symtab) { wld_error(path, "no symbol table"); goto out; }
     if (sh[symtab].sh_link == 0 || sh[symtab].sh_link >= n) { wld_error(path, "symbol table has no string table"); goto out; }
-    if (check_text(o) != 0) goto out;
+    if (check_bundles(o, o->mem[WLD_TEXT], ".text", 0) != 0) goto out;
+    if (o->iu && check_bundles(o, o->iu, ".warp.iu", 1) != 0) goto out;
     if (read_symbols(o, elf_getscn(o->elf, symtab), &sh[symtab], &sh[sh[symtab].sh_link], n) != 0) goto out;
 
     for (size_t i = 1; i < n; i++) {

@@ -36,51 +36,20 @@ struct wsim_iu_side {
     uint64_t bundles, words_in, addresses, link_clocks;
 };
 
-static int valid_source(unsigned o) { return wt_opnd_is_reg(o) || wt_opnd_is_imm(o); }
-
 int wsim_iu_check(const wt_model *m, const wt_insn *code, uint32_t ncode, char *err, size_t errlen)
 {
     if (m->logical_channels) {
         snprintf(err, errlen, "the program has an interface unit part, which only the Warp has");
         return -1;
     }
-    for (uint32_t pc = 0; pc < ncode; pc++) {
+    for (uint32_t pc = 0; pc < ncode; pc++)
         for (unsigned s = 0; s < WT_NSLOTS; s++) {
-            const wt_slot *sl = &code[pc].slot[s];
-            if (sl->op == WT_OP_NONE) continue;
-            const char *why = NULL;
-            if (sl->op >= WT_NOPS || wt_ops[sl->op].uclass != wt_slot_layouts[s].uclass) {
-                why = "an undefined operation";
-            } else {
-                const wt_op_info *info = &wt_ops[sl->op];
-                if (info->uclass == WT_UC_FA || info->uclass == WT_UC_FM)
-                    why = "a floating-point operation (the IU's ALU is an integer one)";
-                else if (info->uclass == WT_UC_BR)
-                    why = "a branch (the IU follows the cells' program counter)";
-                else if (info->kind == WT_K_LOAD || info->kind == WT_K_STORE)
-                    why = "a data-memory access (the IU has no data memory)";
-                else if (info->kind != WT_K_PURE && info->kind != WT_K_DIV && info->kind != WT_K_HLOAD)
-                    why = "an operation of the iWarp's communication agent";
-                for (const char *p = info->sig; *p && !why; p++) {
-                    int sub = wt_sig_subfield(*p);
-                    if (*p == 'd') {
-                        unsigned o = sl->opnd[0];
-                        if (!wt_opnd_is_reg(o) && !wt_opnd_is_feed(o) && !wt_opnd_is_addr(o))
-                            why = "a destination other than a register, a host feed or a host address";
-                    } else if (*p == 'm') {
-                        if (!valid_source(sl->opnd[1]) || !valid_source(sl->opnd[2]))
-                            why = "a source other than a register or a literal";
-                    } else if (sub >= 0 && !valid_source(sl->opnd[sub])) {
-                        why = "a source other than a register or a literal";
-                    }
-                }
-            }
+            const char *why = wt_iu_slot_fault(&code[pc], s);
             if (why) {
                 snprintf(err, errlen, "interface unit bundle %u, slot %s: %s", pc, wt_slot_layouts[s].name, why);
                 return -1;
             }
         }
-    }
     return 0;
 }
 

@@ -494,3 +494,32 @@ uint64_t wt_timing_fingerprint(wt_model_id model, const wt_insn *code, uint32_t 
     h = fnv1a_u32(h, (uint32_t)last_cell);
     return fnv1a_u32(h, (uint32_t)skew);
 }
+
+static int iu_source(unsigned o) { return wt_opnd_is_reg(o) || wt_opnd_is_imm(o); }
+
+const char *wt_iu_slot_fault(const wt_insn *in, unsigned s)
+{
+    const wt_slot *sl = &in->slot[s];
+    if (sl->op == WT_OP_NONE) return NULL;
+    if (sl->op >= WT_NOPS || wt_ops[sl->op].uclass != wt_slot_layouts[s].uclass) return "an undefined operation";
+    const wt_op_info *info = &wt_ops[sl->op];
+    if (info->uclass == WT_UC_FA || info->uclass == WT_UC_FM)
+        return "a floating-point operation (the IU's ALU is an integer one)";
+    if (info->uclass == WT_UC_BR) return "a branch (the IU follows the cells' program counter)";
+    if (info->kind == WT_K_LOAD || info->kind == WT_K_STORE) return "a data-memory access (the IU has no data memory)";
+    if (info->kind != WT_K_PURE && info->kind != WT_K_DIV && info->kind != WT_K_HLOAD)
+        return "an operation of the iWarp's communication agent";
+    for (const char *p = info->sig; *p; p++) {
+        int sub = wt_sig_subfield(*p);
+        if (*p == 'd') {
+            unsigned o = sl->opnd[0];
+            if (!wt_opnd_is_reg(o) && !wt_opnd_is_feed(o) && !wt_opnd_is_addr(o))
+                return "a destination other than a register, a host feed or a host address";
+        } else if (*p == 'm') {
+            if (!iu_source(sl->opnd[1]) || !iu_source(sl->opnd[2])) return "a source other than a register or a literal";
+        } else if (sub >= 0 && !iu_source(sl->opnd[sub])) {
+            return "a source other than a register or a literal";
+        }
+    }
+    return NULL;
+}

@@ -254,6 +254,10 @@ void wt_encode(const wt_insn *in, uint8_t out[WT_BUNDLE_BYTES]);
 /* 0 on success; -1 for an undefined opcode, a bad operand code or set reserved bits
  * (the bundle is then decoded as far as it goes). */
 int wt_decode(const uint8_t in[WT_BUNDLE_BYTES], wt_insn *out);
+/* The Warp interface unit's bundles (docs/design.md, section 1): why the IU cannot
+ * issue slot s of a decoded bundle, or NULL if it can. The linker and the loader
+ * ask the same question. */
+const char *wt_iu_slot_fault(const wt_insn *in, unsigned s);
 /* The assembly text of a bundle ("fmul r3, @xl, @yl | mv @xr, @xl", or "nop").
  * Literals are printed as numbers; branch targets as bundle indices unless
  * target_name supplies a name. Returns the length it wanted, like snprintf. */

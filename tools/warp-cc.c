@@ -67,9 +67,9 @@ static void usage(FILE *out)
             "  -Werror           treat warnings as errors\n"
             "  -nostartfiles     do not link crt0.o\n"
             "  -fno-swp          do not software-pipeline loops (at -O1 and up they are)\n"
-            "  -fiu              on -mcpu=warp, give host loads, host addresses and their\n"
-            "                    sums to the interface unit (after `||`; not yet in\n"
-            "                    pipelined loops)\n"
+            "  -fno-iu           on -mcpu=warp, keep host loads, host addresses and their\n"
+            "                    sums on the cells (by default the interface unit does\n"
+            "                    them, after `||`; -fiu)\n"
             "  -fno-flow-control on -mcpu=warp, do not time the cells at compile time: skew 0,\n"
             "                    and cells wait for their queues at run time as on iWarp\n"
             "                    (for programs whose I/O depends on data; the Warp could not)\n"
@@ -503,7 +503,7 @@ static int parse_args(driver *d, int argc, char **argv)
 int main(int argc, char **argv)
 {
     ws_program_init("warp-cc");
-    driver d = {.model = wt_model_get(WT_MODEL_WARP), .stop = STOP_LINK};
+    driver d = {.model = wt_model_get(WT_MODEL_WARP), .stop = STOP_LINK, .iu = 1};
     d.inputs = ws_xcalloc((size_t)argc, sizeof *d.inputs);
     int rc = parse_args(&d, argc, argv);
     if (rc < 0) rc = run(&d);
