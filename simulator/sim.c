@@ -397,7 +397,11 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
         }
         if (!s->code_for[c->feed_live]) {
             wsim_bundle *v = ws_xcalloc(p->ncode, sizeof *v);
-            for (uint32_t i = 0; i < p->ncode; i++) specialise(&s->code[i], c->feed_live, &v[i]);
+            for (uint32_t i = 0; i < p->ncode; i++) {
+                specialise(&s->code[i], c->feed_live, &v[i]);
+                /* an end cell with an IU (below) takes the general path */
+                if (p->iu_code && c->feed_live) v[i].plain = 0;
+            }
             s->code_for[c->feed_live] = v;
         }
         c->code = s->code_for[c->feed_live];
@@ -576,9 +580,13 @@ static void begin_clock(wsim *s)
 {
     uint64_t t = s->cycle;
     unsigned slot = (unsigned)(t & s->wheel_mask);
-    for (int k = 0; k < s->ncells && s->status == WSIM_RUNNING; k++)
-        if (s->cells[k].wheel_n[slot]) land(s, &s->cells[k], t, slot);
-    if (s->status != WSIM_RUNNING) return;
+    wsim_cell *const cells = s->cells;
+    const int n = s->ncells;
+    for (int k = 0; k < n; k++) {
+        if (!cells[k].wheel_n[slot]) continue;
+        land(s, &cells[k], t, slot);
+        if (s->status != WSIM_RUNNING) return;
+    }
     /* The agents move words once a clock, after what lands and before any cell issues;
      * wsim_run may repeat begin_clock at its limit, which must not repeat this. */
     if (s->comm && s->agent_clock != t + 1) {
@@ -996,25 +1004,30 @@ static __attribute__((noinline)) int issue_general(wsim *s, int k, uint64_t t, u
     return issue_impl(s, k, c, c->pc, t, horizon, nhalted, ISSUE_GENERAL);
 }
 
-static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t t, uint64_t *horizon, int *nhalted)
+/* `plain` is the copy for a plain bundle: ISSUE_PLAIN_WARP or ISSUE_PLAIN_IWARP where
+ * the caller runs one model only, or ISSUE_GENERAL to choose by the array's. */
+static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t t, uint64_t *horizon, int *nhalted,
+                                                       const int plain)
 {
     wsim_cell *c = &s->cells[k];
     uint32_t pc = c->pc;
-    if (__builtin_expect(pc < s->ncode && c->code[pc].plain && !c->iu, 1)) {
-        if (!s->comm) return issue_impl(s, k, c, pc, t, horizon, nhalted, ISSUE_PLAIN_WARP);
+    if (__builtin_expect(pc < s->ncode && c->code[pc].plain, 1)) {
+        if (plain == ISSUE_PLAIN_WARP || (plain == ISSUE_GENERAL && !s->comm))
+            return issue_impl(s, k, c, pc, t, horizon, nhalted, ISSUE_PLAIN_WARP);
         return issue_impl(s, k, c, pc, t, horizon, nhalted, ISSUE_PLAIN_IWARP);
     }
     return issue_general(s, k, t, horizon, nhalted);
 }
 
-static void issue_clock(wsim *s)
+/* The issue pass of a clock, its copy for one model (`plain`, a constant). */
+static inline __attribute__((always_inline)) void issue_clock_of(wsim *s, const int plain)
 {
     uint64_t t = s->cycle;
     int issued = 0;
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &s->horizon, &s->nhalted);
+        issued |= issue(s, k, t, &s->horizon, &s->nhalted, plain);
         if (s->status != WSIM_RUNNING) return;
     }
     if (!issued && !s->agent_progress && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
@@ -1022,6 +1035,12 @@ static void issue_clock(wsim *s)
         return;
     }
     s->cycle = t + 1;
+}
+
+static void issue_clock(wsim *s)
+{
+    if (s->comm) issue_clock_of(s, ISSUE_PLAIN_IWARP);
+    else issue_clock_of(s, ISSUE_PLAIN_WARP);
 }
 
 wsim_status wsim_step(wsim *s)
@@ -1056,7 +1075,7 @@ static void warp_clock(wsim *s)
             /* The ends landed above, which emptied their slot: no test of k needed. */
             if (c->wheel_n[slot]) land(s, c, t, slot);
             if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-            issued |= issue(s, k, t, &s->horizon, &s->nhalted);
+            issued |= issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_WARP);
             if (s->status != WSIM_RUNNING) break;
         }
     }
@@ -1111,7 +1130,7 @@ static void warp_part(void *ctx, int i)
         wsim_cell *c = &s->cells[k];
         if (c->wheel_n[slot]) land(s, c, t, slot);
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &horizon, &nhalted);
+        issued |= issue(s, k, t, &horizon, &nhalted, ISSUE_PLAIN_WARP);
         if (__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) break;
     }
     p->horizon = horizon;
@@ -1162,7 +1181,7 @@ static int warp_clock_parallel(wsim *s)
         wsim_cell *c = &cells[k];
         if (k > 0 && k < last && c->wheel_n[slot]) land(s, c, t, slot);
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &s->horizon, &s->nhalted);
+        issued |= issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_WARP);
         if (s->status != WSIM_RUNNING) return -1;
     }
     if (!issued && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
@@ -1275,7 +1294,7 @@ static void iwarp_part(void *ctx, int i)
         int k = p->cells[j];
         wsim_cell *c = &s->cells[k];
         if (c->state < WSIM_CELL_HALTED && t >= c->next_issue) {
-            issued |= issue(s, k, t, &horizon, &nhalted);
+            issued |= issue(s, k, t, &horizon, &nhalted, ISSUE_PLAIN_IWARP);
             if (__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) break;
         }
         if (c->wheel_n[next]) land(s, c, t + 1, next);
@@ -1326,7 +1345,7 @@ static int iwarp_clock_parallel(wsim *s, uint64_t max_cycles)
         int k = s->seam[j];
         wsim_cell *c = &s->cells[k];
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &s->horizon, &s->nhalted);
+        issued |= issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_IWARP);
         if (s->status != WSIM_RUNNING) return -1;
     }
     /* Nothing lands after the horizon: the cells' landing at t+1 changed nothing. */

@@ -84,8 +84,8 @@ typedef struct wsim_bundle {
     uint8_t slow_units;      /* an operation keeps its unit busy for more than a clock */
     uint8_t plain;           /* in a cell's copy: none of the rarer cases (a fault known at
                                 decode, creq or evwait, control registers, host feeds,
-                                the agent's or double operations), so issue takes the
-                                path compiled without them */
+                                the agent's or double operations, an end cell with an
+                                IU), so issue takes the path compiled without them */
     uint16_t slot_mask;      /* slots with an operation, for the unit-busy test */
     uint16_t target;
     uint8_t out_n[WSIM_NGATES], feed_n[WT_NQUEUES]; /* words written to each gate */
