@@ -204,6 +204,9 @@ typedef struct mrt {
     unsigned *bus;        /* per row: the gate buses (wb_mnode.gate_buses) carrying a word */
     wb_opnd (*lit)[2];    /* per row: the literals in its fields, with how many nodes use each */
     int (*litn)[2];
+    int fixed_left[WB_NRES];   /* slots that operations of one class only, not placed, need */
+    int strict;           /* an operation with two classes takes one only where the other
+                             operations of that class leave room in the table */
 } mrt;
 
 /* Can the row's two literal fields hold the node's literals as well? */
@@ -251,6 +254,24 @@ static int op_fits(const wb_mgraph *g, const mrt *t, int op, int iu, int time)
     return 1;
 }
 
+/* Does the table have room for op besides what the operations of its class
+ * alone, not placed yet, will take? An add that either the ALU or a memory
+ * unit's address adder can do, placed on the memory unit of a row where the
+ * ALUs are busy, takes the slot that the last load needs when the memory units
+ * are as busy as the ALUs (a body unrolled to fill both). */
+static int room_for(const wb_mgraph *g, const mrt *t, int op, int iu)
+{
+    int c = wb_res(op, iu), used = 0;
+    for (int r = 0; r < t->ii; r++) used += t->used[r][c];
+    return used + op_cost(g->model, op) + t->fixed_left[c] <= t->ii * wb_res_slots(g->model, c);
+}
+
+static void fixed_take(const wb_mgraph *g, mrt *t, const wb_mnode *x, int sign)
+{
+    for (int k = 0; k < x->nops; k++)
+        if (x->alt[k] == WT_OP_NONE) t->fixed_left[wb_res(x->op[k], x->iu >> k & 1)] -= sign * op_cost(g->model, x->op[k]);
+}
+
 /* Chooses each operation's machine op so the node fits at `time`; takes the
  * resources and returns 1, or takes nothing and returns 0. */
 static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
@@ -270,8 +291,10 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
     int k;
     for (k = 0; k < x->nops; k++) {
         int iu = x->iu >> k & 1;
-        if (op_fits(g, t, x->op[k], iu, time)) mop[k] = x->op[k];
-        else if (x->alt[k] != WT_OP_NONE && op_fits(g, t, x->alt[k], iu, time)) mop[k] = x->alt[k];
+        int two = x->alt[k] != WT_OP_NONE && t->strict;
+        if (op_fits(g, t, x->op[k], iu, time) && (!two || room_for(g, t, x->op[k], iu))) mop[k] = x->op[k];
+        else if (x->alt[k] != WT_OP_NONE && op_fits(g, t, x->alt[k], iu, time) && (!two || room_for(g, t, x->alt[k], iu)))
+            mop[k] = x->alt[k];
         else break;
         take(g, t, mop[k], iu, time, +1);
     }
@@ -283,6 +306,7 @@ static int node_place(const wb_mgraph *g, mrt *t, int i, int time, int *mop)
     t->gate[r] += x->gate_ops;
     for (int k = 0; k < word_clocks && x->gate_buses; k++) t->bus[(r + k) % t->ii] |= x->gate_buses;
     lits_take(t, x, r, +1);
+    fixed_take(g, t, x, +1);
     return 1;
 }
 
@@ -306,6 +330,7 @@ static void node_remove(const wb_mgraph *g, mrt *t, int i, int time, const int *
     for (int k = 0; k < (int)g->model->gate_word_clocks && g->node[i].gate_buses; k++)
         t->bus[(time + k) % t->ii] &= ~g->node[i].gate_buses;
     lits_take(t, &g->node[i], time % t->ii, -1);
+    fixed_take(g, t, &g->node[i], -1);
 }
 
 /* Does node j, at its time, hold a resource that node i needs in the rows it
@@ -345,7 +370,8 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
     int *prev = ws_xcalloc((size_t)n + 1, sizeof *prev);
     mrt t = {ii, ws_xcalloc((size_t)ii, sizeof *t.used), ws_xcalloc((size_t)ii, sizeof *t.gate),
              ws_xcalloc((size_t)ii, sizeof *t.bus), ws_xcalloc((size_t)ii, sizeof *t.lit),
-             ws_xcalloc((size_t)ii, sizeof *t.litn)};
+             ws_xcalloc((size_t)ii, sizeof *t.litn), {0}, 0};
+    for (int i = 0; i < n; i++) fixed_take(g, &t, &g->node[i], -1);
     /* Height: the longest path to any node's end, under this II. */
     for (int round = 0; round <= n; round++) {
         int changed = 0;
@@ -414,7 +440,9 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
          * clock that nothing can use (nine products at II=18 fit only so). */
         int align = node_interval(g, i);
         if (align < 2 || ii % align) align = 1;
-        for (int pass = align > 1 ? 0 : 1; pass < 2 && at < 0; pass++) {
+        /* first where each operation leaves room for the others of its class */
+        for (int pass = align > 1 ? 0 : 1, strict = 1; pass < 2 && at < 0; pass += !strict, strict = !strict) {
+            t.strict = strict;
             int step = pass ? 1 : align;
             if (succs && !preds && lstart >= 0) {
                 for (int c = lstart; c > lstart - ii && c >= 0 && at < 0; c--)
@@ -426,6 +454,7 @@ static int try_ii(const wb_mgraph *g, int ii, wb_msched *out, const char **why)
                     if ((step == 1 || c % step == 0) && node_place(g, &t, i, c, out->mop[i])) at = c;
             }
         }
+        t.strict = 0;
         if (at < 0 && succs && !preds && lstart >= 0 && lstart - ii + 1 > 0)
             estart = lstart - ii + 1 > estart ? estart : lstart - ii + 1;
         if (at < 0) {

@@ -155,8 +155,28 @@ static wb_live *loop_liveness(const wb_func *f, const nloop *lp, const occ_index
     return live;
 }
 
-static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_index *occ)
+/* A pipelining that may be given up, leaving the function as it was: of the
+ * body as written, given up when the unit that sets II has idle slots, to try
+ * the body unrolled; of the body unrolled, kept only if it beats the first. */
+typedef struct trial {
+    int ii, stages;             /* the body as written: its schedule */
+    const struct trial *beat;   /* an unrolled trial: the schedule it must beat */
+} trial;
+
+/* The clocks a loop of n iterations takes pipelined: the pipeline's fill and
+ * drain, and the old iterations left to the original block (each its whole
+ * latency, at most S*II). */
+static int64_t pipeline_clocks(int64_t n, int unroll, int ii, int stages)
 {
+    int64_t runs = n / unroll, left = n - runs * unroll;
+    return (runs + stages - 1) * ii + left * (int64_t)stages * ii;
+}
+
+/* Pipelines the loop; with a trial, returns 0 to give it up (the function
+ * unchanged), 1 when it did. */
+static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_index *occ, int unroll, trial *tr)
+{
+    int nvregs0 = f->nvregs;
     wb_live *live = loop_liveness(f, lp, occ);
     int id = lp->header;
     loop L = {.f = f, .occ = occ, .o = o, .id = id, .exit = f->blocks[lp->latch]->fall, .member = lp->in,
@@ -179,8 +199,9 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
         for (int j = 0; j < n; j++) wb_bit_set(after, in[j]);
     }
     ok = ok && swp_read_body(&L) && swp_read_exit_test(&L);
+    if (ok) swp_trip_count(&L);
+    if (ok && unroll > 1 && !(L.const_n && L.n / unroll >= 2 && swp_unroll_body(&L, unroll, &after))) ok = 0;
     if (ok) {
-        swp_trip_count(&L);
         for (int i = 0; i < L.nop; i++) {
             L.op[i].group = i;
             L.op[i].reload_for = -1;
@@ -268,6 +289,11 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
         }
         need = swp_reg_need(&L, ms.ii, after, &maxlive, &ninv);
         if (need <= budget) break;
+        if (unroll > 1) {
+            /* a trial spills nothing: the frame would keep the slot */
+            ok = 0;
+            break;
+        }
         ws_buf_printf(&tried, "II=%d failed: %d registers needed (%d live at once, %d invariants), %d free: ", ms.ii,
                       need, maxlive, ninv, budget);
         if (swp_rematerialize(&L, &tried) || swp_spill_invariant(&L, ms.ii, &after, &tried)) {
@@ -285,9 +311,9 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
         ws_buf_puts(&tried, "fewer iterations in flight\n");
         ii_from = ms.ii + 1;
     }
-    if (ok && L.const_n && L.n < ms.stages - 1 + swp_unroll_factor(&L, ms.ii, after)) {
+    if (ok && L.const_n && swp_trips(&L) < ms.stages - 1 + swp_unroll_factor(&L, ms.ii, after)) {
         snprintf(L.whybuf, sizeof L.whybuf, "it runs %d times, fewer than the pipeline needs (%d at II=%d)", L.n,
-                 ms.stages - 1 + swp_unroll_factor(&L, ms.ii, after), ms.ii);
+                 (ms.stages - 1 + swp_unroll_factor(&L, ms.ii, after)) * (L.unroll > 1 ? L.unroll : 1), ms.ii);
         L.why = L.whybuf;
         ok = 0;
     }
@@ -299,13 +325,44 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
         L.why = L.whybuf;
         ok = 0;
     }
+    int given_up = 0;
+    if (tr && unroll == 1) {
+        tr->ii = ms.ii;
+        tr->stages = ms.stages;
+        if (ok && L.const_n && !L.spilled && !L.remat && ms.ii == res_mii && rec_mii < res_mii) {
+            int count[WB_NRES], gops;
+            swp_class_counts(&L, &B.g, count, &gops);
+            /* twice the body on the units as they are filled now */
+            int twice = 1;
+            for (int k = 1; k < WB_NRES; k++) {
+                int slots = wb_res_slots(f->model, k);
+                if (slots && (2 * count[k] + slots - 1) / slots > twice) twice = (2 * count[k] + slots - 1) / slots;
+            }
+            int per = (int)f->model->gate_ops_per_clock;
+            if (per && (2 * gops + per - 1) / per > twice) twice = (2 * gops + per - 1) / per;
+            given_up = twice < 2 * ms.ii;
+        }
+    } else if (tr) {
+        /* an unrolled body is kept when an old iteration takes fewer clocks and
+         * the loop's run, fill and drain counted, is shorter */
+        given_up = !ok || ms.ii >= unroll * tr->beat->ii ||
+                   pipeline_clocks(L.n, unroll, ms.ii, ms.stages) >= pipeline_clocks(L.n, 1, tr->beat->ii, tr->beat->stages);
+    }
+    if (given_up) {
+        ok = 0;
+        f->nvregs = nvregs0;   /* the names made for the trial are unused */
+    }
     ws_buf c = {0};
-    swp_info_head(&L, &c);
-    if (ok) {
+    if (!given_up) swp_info_head(&L, &c);
+    if (given_up) {
+    } else if (ok) {
         int count[WB_NRES], gops;
         swp_class_counts(&L, &B.g, count, &gops);
         if (L.const_n) ws_buf_printf(&c, "        ;*      Known trip count                 : %d\n", L.n);
         else ws_buf_puts(&c, "        ;*      Known trip count                 : none (computed on entry)\n");
+        if (L.unroll > 1)
+            ws_buf_printf(&c, "        ;*      Body unrolled before scheduling  : %d times (II=%d for %d iterations; II=%d "
+                          "for one)\n", L.unroll, ms.ii, L.unroll, tr->beat->ii);
         ws_buf_printf(&c, "        ;*      Loop-carried dependence bound    : %d (RecMII)\n", rec_mii);
         ws_buf_printf(&c, "        ;*      Resource bound                   : %d (ResMII, %s)\n", res_mii, res_bound);
         swp_memory_notes(&L, &c);
@@ -339,6 +396,10 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
         if (L.spilled)
             swp_report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d, %d registers, %d spilled", ms.ii, mii, res_mii,
                    rec_mii, ms.stages, need, L.spilled);
+        else if (L.unroll > 1)
+            swp_report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d, body unrolled %d times (II=%d for one)%s%s",
+                       ms.ii, mii, res_mii, rec_mii, ms.stages, L.unroll, tr->beat->ii,
+                       L.nmemnote ? "; RecMII from memory: " : "", L.nmemnote ? L.memnote[0] : "");
         else
             swp_report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d%s%s", ms.ii, mii, res_mii, rec_mii, ms.stages,
                    L.nmemnote ? "; RecMII from memory: " : "", L.nmemnote ? L.memnote[0] : "");
@@ -370,8 +431,11 @@ static void pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_i
     free(L.einit);
     free(L.hz);
     free(after);
+    free(L.origin);
+    free(L.copy);
     if (L.body && L.body != f->blocks[id]) free(L.body->ins);
     wb_live_free(live);
+    return !given_up;
 }
 
 /* A loop the pass leaves alone before looking inside: the report and the comment. */
@@ -518,7 +582,11 @@ void wb_swp(wb_func *f, const wb_swp_options *o)
                  in_loop(lp, t->fall))
             disqualify(f, lp, o, "not a counted loop (it does not test its exit at its end)");
         else {
-            pipeline(f, lp, o, &occ);
+            /* Where the unit that sets II has idle slots, the body unrolled twice
+             * may fill them (swp_unroll.c). */
+            trial plain = {0}, twice = {.beat = &plain};
+            if (!pipeline(f, lp, o, &occ, 1, &plain) && !pipeline(f, lp, o, &occ, 2, &twice))
+                pipeline(f, lp, o, &occ, 1, NULL);
             occ_update(&occ, f);
         }
     }

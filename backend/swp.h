@@ -76,7 +76,12 @@ typedef struct loop {
                              the MII the shared bundles gave */
     const int *entry_live;        /* the loop's own values live into the header before the pass */
     int entry_n;
+    int unroll;           /* old iterations a new one runs (swp_unroll.c); 0 or 1: not unrolled */
+    int *origin, *copy;   /* unrolled, per vreg: the old body value a name stands for, and its copy */
 } loop;
+
+/* A loop's trip count in iterations of its (unrolled) body. */
+static inline int32_t swp_trips(const loop *L) { return L->unroll > 1 ? L->n / L->unroll : L->n; }
 
 static inline int is_body_value(const loop *L, wb_opnd o) { return wb_is_vreg(o) && (int)o.v < L->nv && L->def[o.v] >= 0; }
 
@@ -177,6 +182,11 @@ int swp_has_call(const wb_func *f);
 uint8_t *swp_reachable_blocks(const wb_func *f);
 int swp_find_loops(const wb_func *f, nloop **out);
 unsigned swp_nloop_line(const wb_func *f, const nloop *lp);
+
+/* swp_unroll.c */
+int swp_unroll_body(loop *L, int u, uint64_t **after);
+int swp_old_dist(const loop *L, int v, int back);
+int swp_old_value(const loop *L, int v);
 
 /* swp_ifconv.c */
 int swp_if_convert(loop *L, const nloop *lp, const wb_live *live);

@@ -114,7 +114,7 @@ int swp_kernel_unroll(const loop *L, int ii, int stages, const uint64_t *live_af
     enum { MAX_KERNEL_BUNDLES = 64 };
     int u = swp_unroll_factor(L, ii, live_after);
     if (!L->const_n || L->ncheck) return u;
-    int64_t runs = (int64_t)L->n - stages + 1;
+    int64_t runs = (int64_t)swp_trips(L) - stages + 1;
     if (runs < u) return u;
     int best = u;
     for (int k = u + 1; k <= 4 * u && k <= runs && (int64_t)k * ii <= MAX_KERNEL_BUNDLES; k++)
@@ -236,11 +236,14 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
     int small = wb_new_vreg(f, 0), over = wb_new_vreg(f, 0), m = wb_new_vreg(f, 0), r = wb_new_vreg(f, 0);
     int nmin = S - 1 + u < 2 ? 2 : S - 1 + u;
     int lg = ilog2(u);
+    /* an unrolled body (swp_unroll.c): N counts its iterations, N0 the old ones */
+    int U = L->unroll > 1 ? L->unroll : 1, lgU = ilog2(U), N0 = N;
+    int32_t trips = swp_trips(L);
     if (L->const_n) {
         /* known trip count (at least nmin: pipeline checked): no check */
-        append(f, E, swp_mk(WB_COPY, wb_vreg(N), wb_imm((uint32_t)L->n, 0), (wb_opnd){0}));
-        append(f, E, swp_mk(WB_COPY, wb_vreg(m), wb_imm((uint32_t)((L->n - S + 1) / u), 0), (wb_opnd){0}));
-        append(f, E, swp_mk(WB_COPY, wb_vreg(r), wb_imm((uint32_t)((L->n - S + 1) % u), 0), (wb_opnd){0}));
+        append(f, E, swp_mk(WB_COPY, wb_vreg(N), wb_imm((uint32_t)trips, 0), (wb_opnd){0}));
+        append(f, E, swp_mk(WB_COPY, wb_vreg(m), wb_imm((uint32_t)((trips - S + 1) / u), 0), (wb_opnd){0}));
+        append(f, E, swp_mk(WB_COPY, wb_vreg(r), wb_imm((uint32_t)((trips - S + 1) % u), 0), (wb_opnd){0}));
     } else {
         append(f, E, L->iv_step > 0 ? swp_mk(WT_OP_ISUB, wb_vreg(diff), L->bound, init) : swp_mk(WT_OP_ISUB, wb_vreg(diff), init, L->bound));
         if (L->iv_shift) {
@@ -249,6 +252,10 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
             diff = steps;
         }
         append(f, E, swp_mk(WT_OP_IADD, wb_vreg(N), wb_vreg(diff), wb_imm((uint32_t)L->test_dist, 0)));
+        if (U > 1) {
+            N = wb_new_vreg(f, 0);
+            append(f, E, swp_mk(WT_OP_SHR, wb_vreg(N), wb_vreg(N0), wb_imm((uint32_t)lgU, 0)));
+        }
         append(f, E, swp_mk(WT_OP_ILTU, wb_vreg(small), wb_vreg(N), wb_imm((uint32_t)nmin, 0)));
         append(f, E, swp_mk(WT_OP_ISUB, wb_vreg(over), wb_vreg(N), wb_imm((uint32_t)(S - 1), 0)));
         small = entry_checks(L, E, N, small);
@@ -316,9 +323,10 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
     kb->fall = EPI;
     ws_buf_printf(info, "        ;*      Kernel                           : %d bundles, unrolled %d times (modulo variable "
                   "expansion)\n", u * ii, u);
+    int32_t left = L->const_n ? L->n - U * (trips - (trips - S + 1) % u) : 0;
     if (L->const_n)
         ws_buf_printf(info, "        ;*      Left to the original loop        : %d iterations (%d through the prologue, %d kernel "
-                      "pass%s)\n", (L->n - S + 1) % u, S - 1, (L->n - S + 1) / u, (L->n - S + 1) / u == 1 ? "" : "es");
+                      "pass%s)\n", left, S - 1, (trips - S + 1) / u, (trips - S + 1) / u == 1 ? "" : "es");
     if (!L->const_n)
         ws_buf_printf(info, "        ;*      Minimum trip count               : %d (shorter loops run the original code)\n",
                       nmin);
@@ -338,8 +346,18 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
     mark_assigned(L, (int[]){PRO, K, EPI}, 3);
 
     /* after the pipeline: the values the rest of the program reads */
-    int nprime = wb_new_vreg(f, 0);
+    int nprime = wb_new_vreg(f, 0), left_reg = r;
     append(f, POST, swp_mk(WT_OP_ISUB, wb_vreg(nprime), wb_vreg(N), wb_vreg(r)));
+    if (U > 1) {
+        /* in old iterations; what the original block runs: N0 - that */
+        int old = wb_new_vreg(f, 0);
+        append(f, POST, swp_mk(WT_OP_SHL, wb_vreg(old), wb_vreg(nprime), wb_imm((uint32_t)lgU, 0)));
+        nprime = old;
+        if (!L->const_n) {
+            left_reg = wb_new_vreg(f, 0);
+            append(f, POST, swp_mk(WT_OP_ISUB, wb_vreg(left_reg), wb_vreg(N0), wb_vreg(nprime)));
+        }
+    }
     /* The counter's register before the loop may itself be among the values
      * assigned here (the counter and a saved copy of it, both computed from
      * it): it is assigned last. */
@@ -348,11 +366,11 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
             if ((y == L->iv_init) != pass) continue;
             if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
             alias a = swp_resolve(L, y);
-            if (a.v == L->iv && !G.names[a.v]) {
-                int t = nprime;
-                if (a.dist) {
+            if (swp_old_value(L, a.v) == L->iv && !G.names[a.v]) {
+                int t = nprime, dist = swp_old_dist(L, a.v, a.dist);
+                if (dist) {
                     t = wb_new_vreg(f, 0);
-                    append(f, POST, swp_mk(WT_OP_ISUB, wb_vreg(t), wb_vreg(nprime), wb_imm((uint32_t)a.dist, 0)));
+                    append(f, POST, swp_mk(WT_OP_ISUB, wb_vreg(t), wb_vreg(nprime), wb_imm((uint32_t)dist, 0)));
                 }
                 if (L->iv_shift) {
                     int scaled = wb_new_vreg(f, 0);
@@ -370,10 +388,10 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
     }
     wb_block *qb = f->blocks[POST];
     qb->fall = L->id;
-    if (!L->const_n || (L->n - S + 1) % u == 0) {
+    if (!L->const_n || left == 0) {
         /* with a known trip count: no iteration left over, straight out */
         qb->term = L->const_n ? swp_mk(WT_OP_JMP, (wb_opnd){0}, (wb_opnd){0}, (wb_opnd){0})
-                              : swp_mk(WT_OP_BZ, (wb_opnd){0}, wb_vreg(r), (wb_opnd){0});
+                              : swp_mk(WT_OP_BZ, (wb_opnd){0}, wb_vreg(left_reg), (wb_opnd){0});
         qb->term.target = L->exit;
         qb->term.line = line;
         qb->term.col = col;

@@ -8,7 +8,8 @@ each with a host reference, compiled and run on both models.
         host reference, the cycles, the busiest unit's bound (the operations the
         program really needs on its busiest unit, over that unit's peak rate, on its
         busiest cell: what no compiler could beat), their ratio, and each
-        software-pipelined loop's II against its MII (and the bound behind it).
+        software-pipelined loop's II against its MII (and the bound behind it;
+        '(x2)': a body unrolled twice before scheduling, the II for two iterations).
     bench/apps.py --check [--build build]
         checks every program's results against its reference at -O0..-O3, with
         software pipelining on and off, on both models (the ctest bench.apps),
@@ -217,9 +218,10 @@ PEAK = {"warp": {"FA": 1, "FM": 1, "ALU": 2, "MEM": 2},
         "iwarp": {"FA": 0.5, "FM": 0.5, "ALU": 1, "MEM": 2}}
 
 
-# name, cells, inputs, reference, busiest unit, its operations on the busiest
-# cell, the models and flags it runs with (the bound: the operations over the
-# unit's peak on the model)
+# name, cells, inputs, reference, the operations of the units it keeps busiest,
+# on the busiest cell (the bound on a model: the largest of them over the unit's
+# peak there, the busiest unit can differ between the models), and the flags it
+# runs with on Warp
 def fft_bound():
     return 6 * 512 * FFT_NT       # six float adds a butterfly, 512 a transform, every stage cell
 
@@ -228,20 +230,22 @@ APPS = [
     # The cells of the FFT run loops of different lengths (cell 0 reads the
     # host, cell 9 writes it): compile-time flow control finds no skew for
     # them; the cells wait for their queues at run time instead.
-    ("fft", 10, None, None, "FA", fft_bound(), ["-fno-flow-control"]),
-    ("conv2d", 1, conv2d_inputs, conv2d_ref, "FM", 9 * 1024, []),
+    ("fft", 10, None, None, {"FA": fft_bound()}, ["-fno-flow-control"]),
+    ("conv2d", 1, conv2d_inputs, conv2d_ref, {"FM": 9 * 1024}, []),
     # per product added: a load of b, a load and a store of the row; and the
-    # loads and stores of A, B in, the first row products, the row out
-    ("matmul", 1, matmul_inputs, matmul_ref, "MEM", 3 * 32 * 32 * 31 + 2 * 2048 + 2 * 1024 + 1024, []),
-    ("stencil", 10, stencil_inputs, stencil_ref, "FA", 3 * 1024, []),
+    # loads and stores of A, B in, the first row products, the row out. On
+    # iWarp the multiplier is busier: 32768 products, one every second clock.
+    ("matmul", 1, matmul_inputs, matmul_ref,
+     {"MEM": 3 * 32 * 32 * 31 + 2 * 2048 + 2 * 1024 + 1024, "FM": 32 * 32 * 32, "FA": 32 * 32 * 31}, []),
+    ("stencil", 10, stencil_inputs, stencil_ref, {"FA": 3 * 1024}, []),
     # per cell of the table: three adds and a compare for the terms, two
     # minimums (imin) of them
     # (at -O0, timing the host I/O of 65536 table cells at compile time takes
     # more than flow control's budget of abstract execution: one cell needs no
     # skew anyway)
-    ("editdist", 1, editdist_inputs, editdist_ref, "ALU", 6 * 64 * 64 * 16, ["-fno-flow-control"]),
+    ("editdist", 1, editdist_inputs, editdist_ref, {"ALU": 6 * 64 * 64 * 16}, ["-fno-flow-control"]),
     # per comparator: two loads and two stores
-    ("sort", 1, sort_inputs, sort_ref, "MEM", 4 * (64 + 63) * 64, []),
+    ("sort", 1, sort_inputs, sort_ref, {"MEM": 4 * (64 + 63) * 64}, []),
 ]
 APPS_BY_NAME = {a[0]: a for a in APPS}
 
@@ -279,7 +283,7 @@ def run(bindir, name, flags, tmp, data=None):
     """Compiles and runs one program: (results equal, cycles, why)."""
     src = os.path.join(ADIR, name + ".w2")
     img = os.path.join(tmp, name + ".img")
-    flags = flags + (APPS_BY_NAME[name][6] if "-mcpu=warp" in flags else [])
+    flags = flags + (APPS_BY_NAME[name][5] if "-mcpu=warp" in flags else [])
     ok, err = compile_src(bindir, src, flags, img)
     if not ok:
         return False, 0, "warp-cc: " + (err.strip().splitlines() or ["?"])[0]
@@ -302,7 +306,7 @@ def loops(bindir, name, flags, tmp):
     """Each pipelined loop as LINE:II/MII and its bound ('rec' where RecMII
     decides), and each innermost loop left alone, with why."""
     asm = os.path.join(tmp, name + ".s")
-    flags = flags + (APPS_BY_NAME[name][6] if "-mcpu=warp" in flags else [])
+    flags = flags + (APPS_BY_NAME[name][5] if "-mcpu=warp" in flags else [])
     subprocess.run([os.path.join(bindir, "warp-cc")] + flags + ["-S", "-o", asm, os.path.join(ADIR, name + ".w2")],
                    check=True, capture_output=True)
     out, left = [], []
@@ -317,17 +321,20 @@ def loops(bindir, name, flags, tmp):
         ii, mii, res, rec = (int(g) for g in
                              re.search(r"II=(\d+) MII=(\d+) \(ResMII=(\d+), RecMII=(\d+)\)", block).groups())
         bound = re.search(r"Resource bound\s*: \d+ \(ResMII, ([^)]*)\)", block).group(1)
-        out.append("%s:%d/%d%s%s" % (line, ii, mii, "" if ii == mii else "!", "rec" if rec > res else bound))
+        # a body unrolled before scheduling: II for that many iterations
+        unrolled = re.search(r"Body unrolled before scheduling\s*: (\d+) times", block)
+        out.append("%s:%d/%d%s%s%s" % (line, ii, mii, "" if ii == mii else "!", "rec" if rec > res else bound,
+                                       "(x%s)" % unrolled.group(1) if unrolled else ""))
     return out, left
 
 
 def table(bindir, opt, models):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, cells, _, _, unit, ops, _ in APPS:
+        for name, cells, _, _, units, _ in APPS:
             data = app_data(name)
             for model in models:
-                bound = ops / PEAK[model][unit]
+                bound, unit = max((ops / PEAK[model][u], u) for u, ops in units.items())
                 flags = ["-" + opt, "-mcpu=" + model]
                 ok, cycles, why = run(bindir, name, flags, tmp, data)
                 lp, left = loops(bindir, name, flags, tmp)
@@ -386,7 +393,7 @@ def fft_throughput(bindir):
             with open(src, "w") as fh:
                 fh.write(fft_source(nt))
             img = os.path.join(tmp, "fft%d.img" % nt)
-            ok, err = compile_src(bindir, src, ["-O2", "-mcpu=warp"] + APPS_BY_NAME["fft"][6], img)
+            ok, err = compile_src(bindir, src, ["-O2", "-mcpu=warp"] + APPS_BY_NAME["fft"][5], img)
             if not ok:
                 print("apps.py: warp-cc: %s" % err.strip(), file=sys.stderr)
                 return 1

@@ -12,6 +12,7 @@
  * If no cell issued and the clock has reached the event horizon, the array is stuck. */
 #include "sim_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,6 +173,10 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
     b->ev = (uint8_t)ev;
     b->io = b->gate_rd || b->out_mask || b->feed_mask || b->wait_op || b->ctl_rd;
     for (unsigned i = 0; i < b->nops; i++) b->slow_units |= b->ops[i].interval > 1;
+    for (unsigned g = 0; g < WSIM_NGATES; g++) {
+        if (b->gate_rd >> g & 1) b->in_g[b->n_in++] = (uint8_t)g;
+        if (b->out_mask >> g & 1) b->out_g[b->n_out++] = (uint8_t)g;
+    }
 }
 
 /* The bundle as a cell whose host-feed and address gates mean something on the sides
@@ -197,6 +202,10 @@ static void specialise(const wsim_bundle *full, unsigned live, wsim_bundle *b)
         b->ops[b->nops++] = d;
     }
     b->io = b->gate_rd || b->out_mask || b->feed_mask || b->wait_op || b->ctl_rd;
+    b->plain = !b->bad && !b->wait_op && !b->ctl_rd && !b->feed_mask;
+    for (unsigned i = 0; i < b->nops; i++)
+        if (b->ops[i].kind == WT_K_COMM || b->ops[i].kind == WT_K_DOUBLE || b->ops[i].wr == WSIM_WR_HOST)
+            b->plain = 0;
 }
 
 /* ---- Construction ---------------------------------------------------------------- */
@@ -388,7 +397,11 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
         }
         if (!s->code_for[c->feed_live]) {
             wsim_bundle *v = ws_xcalloc(p->ncode, sizeof *v);
-            for (uint32_t i = 0; i < p->ncode; i++) specialise(&s->code[i], c->feed_live, &v[i]);
+            for (uint32_t i = 0; i < p->ncode; i++) {
+                specialise(&s->code[i], c->feed_live, &v[i]);
+                /* an end cell with an IU (below) takes the general path */
+                if (p->iu_code && c->feed_live) v[i].plain = 0;
+            }
             s->code_for[c->feed_live] = v;
         }
         c->code = s->code_for[c->feed_live];
@@ -567,9 +580,13 @@ static void begin_clock(wsim *s)
 {
     uint64_t t = s->cycle;
     unsigned slot = (unsigned)(t & s->wheel_mask);
-    for (int k = 0; k < s->ncells && s->status == WSIM_RUNNING; k++)
-        if (s->cells[k].wheel_n[slot]) land(s, &s->cells[k], t, slot);
-    if (s->status != WSIM_RUNNING) return;
+    wsim_cell *const cells = s->cells;
+    const int n = s->ncells;
+    for (int k = 0; k < n; k++) {
+        if (!cells[k].wheel_n[slot]) continue;
+        land(s, &cells[k], t, slot);
+        if (s->status != WSIM_RUNNING) return;
+    }
     /* The agents move words once a clock, after what lands and before any cell issues;
      * wsim_run may repeat begin_clock at its limit, which must not repeat this. */
     if (s->comm && s->agent_clock != t + 1) {
@@ -641,10 +658,10 @@ static __attribute__((noinline)) int comm_op(wsim *s, int k, uint32_t pc, unsign
  * its last word (one every gate_word_clocks)? */
 static inline int gate_bus_busy(const wsim_cell *c, const wsim_bundle *b, uint64_t t)
 {
-    for (unsigned m = b->gate_rd; m; m &= m - 1)
-        if (c->gate_free[0][lowest(m)] > t) return 1;
-    for (unsigned m = b->out_mask; m; m &= m - 1)
-        if (c->gate_free[1][lowest(m)] > t) return 1;
+    for (unsigned i = 0; i < b->n_in; i++)
+        if (c->gate_free[0][b->in_g[i]] > t) return 1;
+    for (unsigned i = 0; i < b->n_out; i++)
+        if (c->gate_free[1][b->out_g[i]] > t) return 1;
     return 0;
 }
 
@@ -663,18 +680,26 @@ static __attribute__((noinline)) uint64_t double_value(unsigned op, uint64_t A, 
     }
 }
 
+/* Which copy of issue runs: the general one, or one for a plain bundle (the caller
+ * knows the pc is in the program, the bundle is plain and the cell has no IU) on a
+ * Warp array (no agents, so no spool takes the memory) or an iWarp one. */
+enum { ISSUE_GENERAL, ISSUE_PLAIN_WARP, ISSUE_PLAIN_IWARP };
+
 /* Tries to issue cell k's next bundle at clock t. 1 if it issued. What it schedules
- * raises *horizon; a halt counts in *nhalted (the array's, or a thread's share's). */
-static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t t, uint64_t *horizon, int *nhalted)
+ * raises *horizon; a halt counts in *nhalted (the array's, or a thread's share's).
+ * `copy` is a constant (ISSUE_*), so each copy leaves out the code it cannot need. */
+static inline __attribute__((always_inline)) int issue_impl(wsim *s, int k, wsim_cell *c, uint32_t pc,
+                                                            uint64_t t, uint64_t *horizon, int *nhalted,
+                                                            const int copy)
 {
-    wsim_cell *c = &s->cells[k];
-    uint32_t pc = c->pc;
-    if (pc >= s->ncode) {
+    const int plain = copy != ISSUE_GENERAL;
+    wca *const comm = copy == ISSUE_PLAIN_WARP ? NULL : s->comm;
+    if (!plain && pc >= s->ncode) {
         wsim_fault(s, k, pc, "pc outside the program (%u bundles)", s->ncode);
         return 0;
     }
     const wsim_bundle *b = &c->code[pc];
-    if (__builtin_expect(b->bad, 0)) {
+    if (!plain && __builtin_expect(b->bad, 0)) {
         static const char *const why[] = {
             [WSIM_BAD_UNDEFINED] = "undefined opcode or operand",
             [WSIM_BAD_MARKER_DEST] = "a marker goes to an output gate, not a register",
@@ -690,7 +715,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     }
 
     /* the memory agent took this clock for a spool (comm/spool.c) */
-    if (__builtin_expect(t < c->mem_taken_until, 0)) {
+    if (copy != ISSUE_PLAIN_WARP && __builtin_expect(t < c->mem_taken_until, 0)) {
         c->stall_unit++;
         c->state = WSIM_CELL_STALLED;
         return 0;
@@ -704,7 +729,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             }
         }
     }
-    if (__builtin_expect(c->iu != NULL, 0) && !wsim_iu_ready(s, c, pc, t)) goto stall;
+    if (!plain && __builtin_expect(c->iu != NULL, 0) && !wsim_iu_ready(s, c, pc, t)) goto stall;
     wca_queue **in = c->in, **out = c->out;
     if (b->io) {
         if (s->gate_clocks && gate_bus_busy(c, b, t)) {
@@ -712,30 +737,31 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             c->state = WSIM_CELL_STALLED;
             return 0;
         }
-        for (unsigned m = b->gate_rd; m; m &= m - 1) {
-            const wca_queue *q = in[lowest(m)];
+        const unsigned n_in = b->n_in, n_out = b->n_out;
+        for (unsigned i = 0; i < n_in; i++) {
+            const wca_queue *q = in[b->in_g[i]];
             if (!q) {
-                fault_unbound(s, k, pc, 1, lowest(m));
+                fault_unbound(s, k, pc, 1, b->in_g[i]);
                 return 0;
             }
             if (!wca_queue_ready(q, t)) goto stall;
         }
-        for (unsigned m = b->out_mask; m; m &= m - 1) {
-            unsigned g = lowest(m);
+        for (unsigned i = 0; i < n_out; i++) {
+            unsigned g = b->out_g[i];
             const wca_queue *q = out[g];
             if (!q) {
                 /* On Warp the host takes what an end cell sends past the end. */
-                if (!s->comm && g < WT_NQUEUES) continue;
+                if (!comm && g < WT_NQUEUES) continue;
                 fault_unbound(s, k, pc, 0, g);
                 return 0;
             }
             if (wca_queue_used_at(q, t) + b->out_n[g] > q->cap) goto stall;
         }
-        for (unsigned m = b->feed_mask & c->feed_live; m; m &= m - 1) {
+        for (unsigned m = plain ? 0 : b->feed_mask & c->feed_live; m; m &= m - 1) {
             unsigned q = lowest(m);
             if (wca_queue_used_at(c->feedq[q], t) + b->feed_n[q] > c->feedq[q]->cap) goto stall;
         }
-        if (b->wait_op) {
+        if (!plain && b->wait_op) {
             const wsim_dop *o = &b->ops[b->wait_op - 1];
             c->src[SRC_IMM0] = b->imm[0];
             c->src[SRC_IMM1] = b->imm[1];
@@ -743,25 +769,25 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
         }
 
         /* Control registers are read as the bundle finds them, before its own dequeues. */
-        for (uint32_t m = b->ctl_rd; m; m &= m - 1)
+        for (uint32_t m = plain ? 0 : b->ctl_rd; m; m &= m - 1)
             c->src[SRC_CTL + lowest(m)] = wca_ctl_read(s->comm, k, (wt_ctl)lowest(m));
-        for (unsigned m = b->gate_rd; m; m &= m - 1) {
-            unsigned g = lowest(m);
+        for (unsigned i = 0; i < n_in; i++) {
+            unsigned g = b->in_g[i];
             wca_queue *q = in[g];
             wca_qword w = wca_queue_take(q, t);
             c->src[SRC_GATE + g] = w.word;
-            if (s->comm) wca_dequeued(s->comm, k, g, q, w.tag, t);
+            if (comm) wca_dequeued(comm, k, g, q, w.tag, t);
         }
-        for (unsigned m = b->out_mask; m; m &= m - 1) {
-            unsigned g = lowest(m);
+        for (unsigned i = 0; i < n_out; i++) {
+            unsigned g = b->out_g[i];
             if (out[g]) out[g]->used += b->out_n[g];
         }
         if (s->gate_clocks) {
-            for (unsigned m = b->gate_rd; m; m &= m - 1) c->gate_free[0][lowest(m)] = t + s->gate_clocks;
-            for (unsigned m = b->out_mask; m; m &= m - 1)
-                c->gate_free[1][lowest(m)] = t + (uint64_t)s->gate_clocks * b->out_n[lowest(m)];
+            for (unsigned i = 0; i < n_in; i++) c->gate_free[0][b->in_g[i]] = t + s->gate_clocks;
+            for (unsigned i = 0; i < n_out; i++)
+                c->gate_free[1][b->out_g[i]] = t + (uint64_t)s->gate_clocks * b->out_n[b->out_g[i]];
         }
-        for (unsigned m = b->feed_mask & c->feed_live; m; m &= m - 1) {
+        for (unsigned m = plain ? 0 : b->feed_mask & c->feed_live; m; m &= m - 1) {
             unsigned q = lowest(m);
             c->feedq[q]->used += b->feed_n[q];
         }
@@ -809,6 +835,17 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             v = (uint32_t)(sem);                                                                       \
             goto write;                                                                                \
         }                                                                                              \
+        if (WT_K_##kind == WT_K_DBNZ) {                                                                \
+            v = C - 1;                                                                                 \
+            if (v != 0) next = b->target;                                                              \
+            goto write;                                                                                \
+        }                                                                                              \
+        if (WT_K_##kind == WT_K_JMP || (WT_K_##kind == WT_K_BZ && C == 0) ||                           \
+            (WT_K_##kind == WT_K_BNZ && C != 0)) {                                                     \
+            next = b->target;                                                                          \
+            continue;                                                                                  \
+        }                                                                                              \
+        if (WT_K_##kind == WT_K_BZ || WT_K_##kind == WT_K_BNZ) continue;                               \
         break;
 #include "warp_ops.def"
 #undef WT_OP
@@ -877,9 +914,11 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
             halt = 1;
             continue;
         case WT_K_COMM:
+            if (plain) __builtin_unreachable();
             if (comm_op(s, k, pc, o->op, A, B, t, &v) != 0) goto op_fault;
             break;
         case WT_K_DOUBLE: {
+            if (plain) __builtin_unreachable();
             uint64_t r = double_value(o->op, o->pair & 1 ? A | (uint64_t)src[o->a + 1] << 32 : A,
                                       o->pair & 2 ? B | (uint64_t)src[o->b + 1] << 32 : B);
             if (o->pair & 4) {
@@ -900,12 +939,13 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     write:
         if (__builtin_expect(o->wr == WSIM_WR_WHEEL, 1)) {
             unsigned slot = (unsigned)((t + o->lat) & wheel_mask);
-            wsim_write w = o->proto;
-            w.val = v;
-            wheel[(size_t)slot * wheel_cap + wheel_n[slot]++] = w;
+            wsim_write *w = &wheel[(size_t)slot * wheel_cap + wheel_n[slot]++];
+            /* two stores: the value, and the rest as one word */
+            w->val = v;
+            memcpy(&w->pc, &o->proto.pc, sizeof *w - offsetof(wsim_write, pc));
             continue;
         }
-        if (o->wr == WSIM_WR_NONE) continue;
+        if (plain || o->wr == WSIM_WR_NONE) continue;
         /* Host feed and address gates mean something on the end facing that side only. */
         unsigned dst = o->dst, live = dst < WT_OPND_ADDR ? c->feed_live : c->addr_live;
         if (!(live & (1u << ((dst - WT_OPND_FEED) & 3)))) continue;
@@ -916,7 +956,7 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     if ((c->issued & (WSIM_LANE_FLUSH - 1)) == WSIM_LANE_FLUSH - 1) flush_lanes(c);
     c->issued++;
     c->next_issue = t + b->clocks;
-    if (__builtin_expect(c->iu != NULL, 0)) {
+    if (!plain && __builtin_expect(c->iu != NULL, 0)) {
         uint64_t until = t + wsim_iu_issue(s, c, pc, t);
         if (until > c->next_issue) c->next_issue = until;
         note_event(horizon, c->next_issue);
@@ -958,14 +998,36 @@ stall:
     return 0;
 }
 
-static void issue_clock(wsim *s)
+static __attribute__((noinline)) int issue_general(wsim *s, int k, uint64_t t, uint64_t *horizon, int *nhalted)
+{
+    wsim_cell *c = &s->cells[k];
+    return issue_impl(s, k, c, c->pc, t, horizon, nhalted, ISSUE_GENERAL);
+}
+
+/* `plain` is the copy for a plain bundle: ISSUE_PLAIN_WARP or ISSUE_PLAIN_IWARP where
+ * the caller runs one model only, or ISSUE_GENERAL to choose by the array's. */
+static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t t, uint64_t *horizon, int *nhalted,
+                                                       const int plain)
+{
+    wsim_cell *c = &s->cells[k];
+    uint32_t pc = c->pc;
+    if (__builtin_expect(pc < s->ncode && c->code[pc].plain, 1)) {
+        if (plain == ISSUE_PLAIN_WARP || (plain == ISSUE_GENERAL && !s->comm))
+            return issue_impl(s, k, c, pc, t, horizon, nhalted, ISSUE_PLAIN_WARP);
+        return issue_impl(s, k, c, pc, t, horizon, nhalted, ISSUE_PLAIN_IWARP);
+    }
+    return issue_general(s, k, t, horizon, nhalted);
+}
+
+/* The issue pass of a clock, its copy for one model (`plain`, a constant). */
+static inline __attribute__((always_inline)) void issue_clock_of(wsim *s, const int plain)
 {
     uint64_t t = s->cycle;
     int issued = 0;
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &s->horizon, &s->nhalted);
+        issued |= issue(s, k, t, &s->horizon, &s->nhalted, plain);
         if (s->status != WSIM_RUNNING) return;
     }
     if (!issued && !s->agent_progress && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
@@ -973,6 +1035,12 @@ static void issue_clock(wsim *s)
         return;
     }
     s->cycle = t + 1;
+}
+
+static void issue_clock(wsim *s)
+{
+    if (s->comm) issue_clock_of(s, ISSUE_PLAIN_IWARP);
+    else issue_clock_of(s, ISSUE_PLAIN_WARP);
 }
 
 wsim_status wsim_step(wsim *s)
@@ -1007,7 +1075,7 @@ static void warp_clock(wsim *s)
             /* The ends landed above, which emptied their slot: no test of k needed. */
             if (c->wheel_n[slot]) land(s, c, t, slot);
             if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-            issued |= issue(s, k, t, &s->horizon, &s->nhalted);
+            issued |= issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_WARP);
             if (s->status != WSIM_RUNNING) break;
         }
     }
@@ -1062,7 +1130,7 @@ static void warp_part(void *ctx, int i)
         wsim_cell *c = &s->cells[k];
         if (c->wheel_n[slot]) land(s, c, t, slot);
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &horizon, &nhalted);
+        issued |= issue(s, k, t, &horizon, &nhalted, ISSUE_PLAIN_WARP);
         if (__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) break;
     }
     p->horizon = horizon;
@@ -1113,7 +1181,7 @@ static int warp_clock_parallel(wsim *s)
         wsim_cell *c = &cells[k];
         if (k > 0 && k < last && c->wheel_n[slot]) land(s, c, t, slot);
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &s->horizon, &s->nhalted);
+        issued |= issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_WARP);
         if (s->status != WSIM_RUNNING) return -1;
     }
     if (!issued && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
@@ -1226,7 +1294,7 @@ static void iwarp_part(void *ctx, int i)
         int k = p->cells[j];
         wsim_cell *c = &s->cells[k];
         if (c->state < WSIM_CELL_HALTED && t >= c->next_issue) {
-            issued |= issue(s, k, t, &horizon, &nhalted);
+            issued |= issue(s, k, t, &horizon, &nhalted, ISSUE_PLAIN_IWARP);
             if (__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) break;
         }
         if (c->wheel_n[next]) land(s, c, t + 1, next);
@@ -1277,7 +1345,7 @@ static int iwarp_clock_parallel(wsim *s, uint64_t max_cycles)
         int k = s->seam[j];
         wsim_cell *c = &s->cells[k];
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &s->horizon, &s->nhalted);
+        issued |= issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_IWARP);
         if (s->status != WSIM_RUNNING) return -1;
     }
     /* Nothing lands after the horizon: the cells' landing at t+1 changed nothing. */

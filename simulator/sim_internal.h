@@ -82,9 +82,15 @@ typedef struct wsim_bundle {
     uint8_t clocks;          /* 1, or more under the iWarp gate and integer rules */
     uint8_t io;              /* it names a gate or control register, or may wait */
     uint8_t slow_units;      /* an operation keeps its unit busy for more than a clock */
+    uint8_t plain;           /* in a cell's copy: none of the rarer cases (a fault known at
+                                decode, creq or evwait, control registers, host feeds,
+                                the agent's or double operations, an end cell with an
+                                IU), so issue takes the path compiled without them */
     uint16_t slot_mask;      /* slots with an operation, for the unit-busy test */
     uint16_t target;
     uint8_t out_n[WSIM_NGATES], feed_n[WT_NQUEUES]; /* words written to each gate */
+    /* gate_rd and out_mask as lists, lowest gate first: the issue loops run on them */
+    uint8_t n_in, n_out, in_g[WSIM_NGATES], out_g[WSIM_NGATES];
     uint32_t ctl_rd;         /* control registers read, bit wt_ctl */
     uint8_t ev;              /* the latest event an issue schedules, in clocks after it: a
                                 register write landing, a unit freed, a two-clock bundle's
