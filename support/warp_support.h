@@ -120,6 +120,9 @@ FILE *ws_output_open(ws_output *o, const char *path, int binary);
 int ws_output_commit(ws_output *o);
 /* Closes and removes the temporary file. Safe to call twice or after commit. */
 void ws_output_abort(ws_output *o);
+/* Writes len bytes of text to path through ws_output: 0, or -1 after a message
+ * naming path (the compiler's assembly, warp-conset's program). */
+int ws_write_text(const char *path, const char *text, size_t len);
 
 /* ---- Reading files ------------------------------------------------------------- */
 
