@@ -154,7 +154,8 @@ typedef struct isel {
     int cur;                    /* machine block being filled */
     wb_ptrmap vmap;             /* LLVM value -> index in vals */
     vinfo *vals;
-    int nvals, vcap;
+    int nvals;
+    size_t vcap;
     wb_ptrmap bbmap;            /* LLVM block (as value) -> machine entry block */
     wb_ptrmap objmap;           /* global or alloca -> memory object id */
     scaled *scaled;
@@ -282,10 +283,7 @@ static vinfo *info(isel *S, LLVMValueRef v, int create)
     int i = wb_ptrmap_get(&S->vmap, v);
     if (i >= 0) return &S->vals[i];
     if (!create) return NULL;
-    if (S->nvals == S->vcap) {
-        S->vcap = S->vcap ? 2 * S->vcap : 256;
-        S->vals = ws_xrealloc(S->vals, sizeof *S->vals * (size_t)S->vcap);
-    }
+    ws_grow(&S->vals, &S->vcap, (size_t)S->nvals + 1, sizeof *S->vals);
     memset(&S->vals[S->nvals], 0, sizeof S->vals[S->nvals]);
     wb_ptrmap_put(&S->vmap, v, S->nvals);
     return &S->vals[S->nvals++];

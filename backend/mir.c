@@ -90,10 +90,7 @@ void wb_remove(wb_block *b, int at)
 int wb_new_dbgev(wb_func *f, int var, int kind, uint32_t v, uint32_t v2)
 {
     if (f->ndbgev == 0) f->ndbgev = 1;   /* index 0 means "none" */
-    if (f->ndbgev >= f->dbgcap) {
-        f->dbgcap = f->dbgcap ? 2 * f->dbgcap : 64;
-        f->dbgev = ws_xrealloc(f->dbgev, sizeof *f->dbgev * (size_t)f->dbgcap);
-    }
+    ws_grow(&f->dbgev, &f->dbgcap, (size_t)f->ndbgev + 1, sizeof *f->dbgev);
     f->dbgev[f->ndbgev] = (wb_dbgev){var, (uint8_t)kind, v, v2, 0};
     return f->ndbgev++;
 }

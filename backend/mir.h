@@ -154,7 +154,8 @@ typedef struct wb_func {
     wb_dvar *dvars;
     int ndvars;
     wb_dbgev *dbgev;      /* 1..ndbgev-1; 0 means none */
-    int ndbgev, dbgcap;
+    int ndbgev;
+    size_t dbgcap;
 } wb_func;
 
 /* ---- mir.c: construction and inspection ------------------------------------- */

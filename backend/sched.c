@@ -325,7 +325,8 @@ typedef struct deps {
     int nedges, cap;
     int *stamp;                /* per node: the consumer it was last offered to */
     chain *pool;               /* linked lists of node indices */
-    int npool, pool_cap;
+    int npool;
+    size_t pool_cap;
 } deps;
 
 static void offer(deps *D, const node *nodes, int i, int j, int is_term)
@@ -347,10 +348,7 @@ static void offer(deps *D, const node *nodes, int i, int j, int is_term)
 
 static int push_chain(deps *D, int head, int node_index)
 {
-    if (D->npool == D->pool_cap) {
-        D->pool_cap = D->pool_cap ? 2 * D->pool_cap : 256;
-        D->pool = ws_xrealloc(D->pool, sizeof *D->pool * (size_t)D->pool_cap);
-    }
+    ws_grow(&D->pool, &D->pool_cap, (size_t)D->npool + 1, sizeof *D->pool);
     D->pool[D->npool] = (chain){node_index, head};
     return D->npool++;
 }
