@@ -30,9 +30,10 @@ typedef struct lit {
 
 typedef struct bundle {
     wt_insn insn;
-    lit lits[2];
+    wt_bundle_use use;      /* its slots by target's resource model */
+    lit lits[WT_BUNDLE_LITERALS];
     int nlits;
-    int lit_line[2], lit_col[2];
+    int lit_line[WT_BUNDLE_LITERALS], lit_col[WT_BUNDLE_LITERALS];
     was_sym *target;        /* symbolic branch target, or NULL */
     int target_col;
 } bundle;
@@ -407,7 +408,7 @@ static int assign_literal(as *A, bundle *B, const lit *L, const char *pos, uint8
             *code = (uint8_t)(WT_OPND_IMM0 + i);
             return 0;
         }
-    if (B->nlits == 2) return error_at(A, pos, "more than two distinct literals in one bundle");
+    if (B->nlits == WT_BUNDLE_LITERALS) return error_at(A, pos, "more than two distinct literals in one bundle");
     B->lits[B->nlits] = *L;
     B->lit_line[B->nlits] = A->line;
     B->lit_col[B->nlits] = (int)(pos - A->bol) + 1;
@@ -514,14 +515,12 @@ static int parse_operation(as *A, bundle *B, const char *s, const char *e)
     if (nops != want)
         return error_at(A, s, "'%s' takes %d operand%s, got %d", name, want, want == 1 ? "" : "s", nops);
 
-    int slot = -1;
-    for (int k = 0; k < WT_NSLOTS; k++)
-        if (wt_slot_layouts[k].uclass == info->uclass && B->insn.slot[k].op == WT_OP_NONE) {
-            slot = k;
-            break;
-        }
-    if (slot < 0)
+    if (!wt_bundle_fits(NULL, &B->use, info->uclass, 0))
         return error_at(A, s, "too many %s operations in one bundle", wt_unit_class_name(info->uclass));
+    wt_bundle_take(&B->use, info->uclass, 0);
+    /* the class's first free field: the encoding's order */
+    int slot = 0;
+    while (wt_slot_layouts[slot].uclass != info->uclass || B->insn.slot[slot].op != WT_OP_NONE) slot++;
     wt_slot *sl = &B->insn.slot[slot];
 
     for (int i = 0; i < want; i++) {

@@ -112,6 +112,22 @@ static use_info *count_uses(const wb_func *f)
  * bundle that also sends back the way the word came could wait on a full queue
  * whose reader waits on it). The bundle's gate operations must fit a clock
  * (iWarp). */
+/* Can the bundle take x (NULL: a copy without literals) in one of its units? Takes it. */
+static int bundle_takes(const wb_func *f, wt_bundle_use *use, wb_opnd *lits, int *nlit, const wb_ins *x)
+{
+    wb_opnd added[3];
+    int extra = x ? wb_new_literals(lits, *nlit, x, added) : 0;
+    wt_op alts[WT_MAX_ALTS];
+    unsigned n = wb_mop_choices(x ? x->op : WB_COPY, 1, alts);
+    for (unsigned k = 0; k < n; k++)
+        if (wt_bundle_fits(f->model, use, wt_ops[alts[k]].uclass, (unsigned)extra)) {
+            wt_bundle_take(use, wt_ops[alts[k]].uclass, (unsigned)extra);
+            for (int j = 0; j < extra; j++) lits[(*nlit)++] = added[j];
+            return 1;
+        }
+    return 0;
+}
+
 /* Moves up to just after the receive at i the users of its word that can go
  * there: ones that touch no gate and no memory, and neither read what the
  * operations they pass write nor write what those read or write. Then they can
@@ -239,26 +255,21 @@ static int fold_shared_receive(wb_func *f, wb_block *b, int i, int nusers, int g
     (void)last;
     for (int u = 0; u < nu && ok; u++)
         if (reads_gate(&b->ins[users[u]], gate)) ok = 0;
-    /* One bundle must hold them all: slots per class (a copy takes a crossbar
-     * move or an ALU), its two literal fields, no divide (its unit stays busy). */
-    int used[WT_NUCLASSES] = {0}, copies = keep, nlit = 0;
-    wb_opnd lits[3 * WB_MNODE_OPS];
+    /* One bundle must hold them all by the resource model (slots, literal fields),
+     * with no divide (its unit stays busy). Copies go last: they take whichever
+     * of their units the others leave. */
+    wt_bundle_use use = {0};
+    wb_opnd lits[WT_BUNDLE_LITERALS];
+    int nlit = 0;
     for (int u = 0; u < nm && ok; u++) {
         const wb_ins *x = &b->ins[member[u]];
-        if (x->op == WB_COPY) copies++;
-        else if (wt_ops[x->op].interval[f->model->id] > 1 || wb_is_term_op(x->op)) ok = 0;
-        else used[wt_ops[x->op].uclass]++;
-        for (int k = 0; k < wb_nsrc(x->op); k++) {
-            if (!wb_is_lit(x->s[k])) continue;
-            int seen = 0;
-            for (int j = 0; j < nlit; j++) seen |= wb_lit_eq(lits[j], x->s[k]);
-            if (!seen) lits[nlit++] = x->s[k];
-        }
+        if (x->op != WB_COPY && (wt_ops[x->op].interval[f->model->id] > 1 || wb_is_term_op(x->op))) ok = 0;
     }
-    for (int c = 1; c < WT_NUCLASSES && ok; c++)
-        if (used[c] > (int)wt_class_issue(f->model, (wt_unit_class)c)) ok = 0;
-    int spare = (int)wt_class_issue(f->model, WT_UC_MV) - used[WT_UC_MV] + (int)wt_class_issue(f->model, WT_UC_ALU) - used[WT_UC_ALU];
-    if (copies > spare || nlit > 2) ok = 0;
+    for (int copies = 0; copies < 2 && ok; copies++)
+        for (int u = copies ? -keep : 0; u < nm && ok; u++) {
+            const wb_ins *x = u >= 0 ? &b->ins[member[u]] : NULL;   /* NULL: the receive that stays */
+            if (!x || (x->op == WB_COPY) == copies) ok = bundle_takes(f, &use, lits, &nlit, x);
+        }
     unsigned per_clock = f->model->gate_ops_per_clock;
     if (ok && per_clock) {
         unsigned reads = 1u << q;

@@ -154,7 +154,8 @@ typedef struct isel {
     int cur;                    /* machine block being filled */
     wb_ptrmap vmap;             /* LLVM value -> index in vals */
     vinfo *vals;
-    int nvals, vcap;
+    int nvals;
+    size_t vcap;
     wb_ptrmap bbmap;            /* LLVM block (as value) -> machine entry block */
     wb_ptrmap objmap;           /* global or alloca -> memory object id */
     scaled *scaled;
@@ -282,10 +283,7 @@ static vinfo *info(isel *S, LLVMValueRef v, int create)
     int i = wb_ptrmap_get(&S->vmap, v);
     if (i >= 0) return &S->vals[i];
     if (!create) return NULL;
-    if (S->nvals == S->vcap) {
-        S->vcap = S->vcap ? 2 * S->vcap : 256;
-        S->vals = ws_xrealloc(S->vals, sizeof *S->vals * (size_t)S->vcap);
-    }
+    ws_grow(&S->vals, &S->vcap, (size_t)S->nvals + 1, sizeof *S->vals);
     memset(&S->vals[S->nvals], 0, sizeof S->vals[S->nvals]);
     wb_ptrmap_put(&S->vmap, v, S->nvals);
     return &S->vals[S->nvals++];
@@ -1844,45 +1842,33 @@ static int sel_inst(isel *S, LLVMValueRef in, LLVMBasicBlockRef bb)
  * loop body follows its header and uses follow definitions. */
 static int rpo(LLVMValueRef fn, LLVMBasicBlockRef **out)
 {
-    int n = (int)LLVMCountBasicBlocks(fn);
+    int n = (int)LLVMCountBasicBlocks(fn), ne = 0;
     LLVMBasicBlockRef *all = ws_xcalloc((size_t)n, sizeof *all);
     LLVMGetBasicBlocks(fn, all);
     wb_ptrmap index = {0};
     for (int i = 0; i < n; i++) wb_ptrmap_put(&index, LLVMBasicBlockAsValue(all[i]), i);
-    uint8_t *seen = ws_xcalloc((size_t)n, 1);
-    int *stack = ws_xcalloc((size_t)n, sizeof *stack), *next = ws_xcalloc((size_t)n, sizeof *next);
-    LLVMBasicBlockRef *post = ws_xcalloc((size_t)n, sizeof *post);
-    int sp = 0, np = 0;
-    stack[sp++] = 0;
-    seen[0] = 1;
-    next[0] = (int)LLVMGetNumSuccessors(LLVMGetBasicBlockTerminator(all[0])) - 1;
-    while (sp) {
-        int b = stack[sp - 1];
-        LLVMValueRef term = LLVMGetBasicBlockTerminator(all[b]);
-        if (next[b] >= 0) {
-            int s = wb_ptrmap_get(&index, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, (unsigned)next[b]--)));
-            if (!seen[s]) {
-                seen[s] = 1;
-                LLVMValueRef st = LLVMGetBasicBlockTerminator(all[s]);
-                next[s] = st ? (int)LLVMGetNumSuccessors(st) - 1 : -1;
-                stack[sp++] = s;
-            }
-        } else {
-            post[np++] = all[b];
-            sp--;
+    for (int i = 0; i < n; i++) ne += (int)LLVMGetNumSuccessors(LLVMGetBasicBlockTerminator(all[i]));
+    int *from = ws_xcalloc((size_t)ne + 1, sizeof *from), *to = ws_xcalloc((size_t)ne + 1, sizeof *to), *order;
+    ne = 0;
+    for (int i = 0; i < n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(all[i]);
+        for (unsigned k = 0; k < LLVMGetNumSuccessors(term); k++) {
+            from[ne] = i;
+            to[ne++] = wb_ptrmap_get(&index, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, k)));
         }
     }
-    for (int i = 0; i < np / 2; i++) {
-        LLVMBasicBlockRef t = post[i];
-        post[i] = post[np - 1 - i];
-        post[np - 1 - i] = t;
-    }
+    ws_graph cfg = ws_graph_new(n, from, to, ne);
+    order = ws_xcalloc((size_t)n + 1, sizeof *order);
+    int np = ws_graph_rpo(&cfg, 0, order);
+    LLVMBasicBlockRef *blocks = ws_xcalloc((size_t)np + 1, sizeof *blocks);
+    for (int i = 0; i < np; i++) blocks[i] = all[order[i]];
+    ws_graph_free(&cfg);
     wb_ptrmap_free(&index);
     free(all);
-    free(seen);
-    free(stack);
-    free(next);
-    *out = post;
+    free(from);
+    free(to);
+    free(order);
+    *out = blocks;
     return np;
 }
 

@@ -90,10 +90,7 @@ void wb_remove(wb_block *b, int at)
 int wb_new_dbgev(wb_func *f, int var, int kind, uint32_t v, uint32_t v2)
 {
     if (f->ndbgev == 0) f->ndbgev = 1;   /* index 0 means "none" */
-    if (f->ndbgev >= f->dbgcap) {
-        f->dbgcap = f->dbgcap ? 2 * f->dbgcap : 64;
-        f->dbgev = ws_xrealloc(f->dbgev, sizeof *f->dbgev * (size_t)f->dbgcap);
-    }
+    ws_grow(&f->dbgev, &f->dbgcap, (size_t)f->ndbgev + 1, sizeof *f->dbgev);
     f->dbgev[f->ndbgev] = (wb_dbgev){var, (uint8_t)kind, v, v2, 0};
     return f->ndbgev++;
 }
@@ -195,6 +192,30 @@ int wb_lit_eq(wb_opnd a, wb_opnd b)
     return 0;
 }
 
+int wb_new_literals(const wb_opnd *lits, int n, const wb_ins *in, wb_opnd *added)
+{
+    int extra = 0;
+    for (int k = 0; k < wb_nsrc(in->op); k++) {
+        wb_opnd s = in->s[k];
+        if (!wb_is_lit(s)) continue;
+        int known = 0;
+        for (int x = 0; x < n; x++) known |= wb_lit_eq(lits[x], s);
+        for (int x = 0; x < extra; x++) known |= wb_lit_eq(added[x], s);
+        if (!known) added[extra++] = s;
+    }
+    return extra;
+}
+
+unsigned wb_mop_choices(int op, int copies_only, wt_op out[WT_MAX_ALTS])
+{
+    if (op == WB_COPY) return wt_op_alternatives(WT_OP_MV, out);
+    if (copies_only) {
+        out[0] = (wt_op)op;
+        return 1;
+    }
+    return wt_op_alternatives((wt_op)op, out);
+}
+
 int wb_opnd_eq(wb_opnd a, wb_opnd b)
 {
     if (a.kind != b.kind) return 0;
@@ -251,24 +272,28 @@ void wb_add_gate_ops(wt_bundle_use *u, const wb_ins *in)
     wt_bundle_add_gates(u, dst, srcs, nsrc);
 }
 
+/* A copy is whichever of its alternatives (mv, mov) the scheduler finds free: the
+ * slower one's figure holds for both. */
+static int copy_figure(const wb_func *f, int interval)
+{
+    wt_op alts[WT_MAX_ALTS];
+    unsigned n = wt_op_alternatives(WT_OP_MV, alts);
+    int worst = 0;
+    for (unsigned k = 0; k < n; k++) {
+        int v = interval ? wt_ops[alts[k]].interval[f->model->id] : wt_ops[alts[k]].latency[f->model->id];
+        if (v > worst) worst = v;
+    }
+    return worst;
+}
+
 int wb_latency(const wb_func *f, int op)
 {
-    int m = f->model->id;
-    if (op == WB_COPY) {
-        int a = wt_ops[WT_OP_MV].latency[m], b = wt_ops[WT_OP_MOV].latency[m];
-        return a > b ? a : b;
-    }
-    return wt_ops[op].latency[m];
+    return op == WB_COPY ? copy_figure(f, 0) : wt_ops[op].latency[f->model->id];
 }
 
 int wb_interval(const wb_func *f, int op)
 {
-    int m = f->model->id;
-    if (op == WB_COPY) {
-        int a = wt_ops[WT_OP_MV].interval[m], b = wt_ops[WT_OP_MOV].interval[m];
-        return a > b ? a : b;
-    }
-    return wt_ops[op].interval[m];
+    return op == WB_COPY ? copy_figure(f, 1) : wt_ops[op].interval[f->model->id];
 }
 
 /* ---- Text ---------------------------------------------------------------------- */

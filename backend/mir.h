@@ -154,7 +154,8 @@ typedef struct wb_func {
     wb_dvar *dvars;
     int ndvars;
     wb_dbgev *dbgev;      /* 1..ndbgev-1; 0 means none */
-    int ndbgev, dbgcap;
+    int ndbgev;
+    size_t dbgcap;
 } wb_func;
 
 /* ---- mir.c: construction and inspection ------------------------------------- */
@@ -195,6 +196,13 @@ int wb_is_vreg(wb_opnd o);
 int wb_is_lit(wb_opnd o);                     /* IMM or SYM: takes a literal field */
 int wb_opnd_eq(wb_opnd a, wb_opnd b);
 int wb_lit_eq(wb_opnd a, wb_opnd b);          /* would share a literal field */
+/* The literals of in that lits[0..n) does not hold, each once, stored in added (room
+ * for 3): how many more of a bundle's literal fields (WT_BUNDLE_LITERALS) in takes. */
+int wb_new_literals(const wb_opnd *lits, int n, const wb_ins *in, wb_opnd *added);
+/* The machine operations that may carry op, the first preferred: op and the table's
+ * alternatives (wt_op_alternatives); a copy is mv or what may stand for it. With
+ * copies_only, an operation other than a copy keeps its own unit. */
+unsigned wb_mop_choices(int op, int copies_only, wt_op out[WT_MAX_ALTS]);
 
 int wb_nsrc(int op);                          /* sources an operation reads */
 int wb_has_dest(int op);

@@ -202,33 +202,35 @@ typedef struct mrt {
     int (*used)[WB_NRES];
     int *gate;
     unsigned *bus;        /* per row: the gate buses (wb_mnode.gate_buses) carrying a word */
-    wb_opnd (*lit)[2];    /* per row: the literals in its fields, with how many nodes use each */
-    int (*litn)[2];
+    wb_opnd (*lit)[WT_BUNDLE_LITERALS];   /* per row: the literals in its fields, with how many nodes use each */
+    int (*litn)[WT_BUNDLE_LITERALS];
     int fixed_left[WB_NRES];   /* slots that operations of one class only, not placed, need */
     int strict;           /* an operation with two classes takes one only where the other
                              operations of that class leave room in the table */
 } mrt;
 
-/* Can the row's two literal fields hold the node's literals as well? */
+/* Can the row's literal fields hold the node's literals as well? */
 static int lits_fit(const mrt *t, const wb_mnode *x, int r)
 {
-    int used = (t->litn[r][0] > 0) + (t->litn[r][1] > 0);
+    int used = 0;
+    for (int f = 0; f < WT_BUNDLE_LITERALS; f++) used += t->litn[r][f] > 0;
     for (int k = 0; k < x->nlit; k++) {
         int have = 0;
-        for (int f = 0; f < 2; f++) have |= t->litn[r][f] > 0 && wb_lit_eq(t->lit[r][f], x->lit[k]);
+        for (int f = 0; f < WT_BUNDLE_LITERALS; f++) have |= t->litn[r][f] > 0 && wb_lit_eq(t->lit[r][f], x->lit[k]);
         if (!have) used++;
     }
-    return used <= 2;
+    return used <= WT_BUNDLE_LITERALS;
 }
 
 static void lits_take(mrt *t, const wb_mnode *x, int r, int sign)
 {
     for (int k = 0; k < x->nlit; k++) {
         int f = -1;
-        for (int j = 0; j < 2 && f < 0; j++)
+        for (int j = 0; j < WT_BUNDLE_LITERALS && f < 0; j++)
             if (t->litn[r][j] > 0 && wb_lit_eq(t->lit[r][j], x->lit[k])) f = j;
         if (f < 0 && sign > 0) {
-            f = t->litn[r][0] > 0 ? 1 : 0;
+            f = 0;
+            while (t->litn[r][f] > 0) f++;
             t->lit[r][f] = x->lit[k];
         }
         if (f >= 0) t->litn[r][f] += sign;

@@ -102,7 +102,7 @@ static int distance(const node *a, const node *b, int b_is_term)
 
 typedef struct bundle_state {
     int used[WB_NRES];    /* the cells' units, the interface unit's, its link */
-    wb_opnd lits[2];      /* shared with the IU's bundle, which has fields of its own (a simplification) */
+    wb_opnd lits[WT_BUNDLE_LITERALS];   /* shared with the IU's bundle, which has fields of its own (a simplification) */
     int nlits;
     int busy_from[WB_NRES], busy_until[WB_NRES];   /* a divide's unit, [from, until) */
     wt_bundle_use gates;  /* the gate operations of the bundle (target's resource model) */
@@ -139,27 +139,17 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
         if (wt_bundle_gate_ops(&after) > per_clock) return 0;
     }
     if (f->model->gate_word_clocks && gate_bus_busy(st, in, t)) return 0;
-    int extra = 0;
     wb_opnd seen[3];
-    for (int k = 0; k < wb_nsrc(in->op); k++) {
-        wb_opnd s = in->s[k];
-        if (!wb_is_lit(s)) continue;
-        int known = 0;
-        for (int x = 0; x < st->nlits; x++) known |= wb_lit_eq(st->lits[x], s);
-        for (int x = 0; x < extra; x++) known |= wb_lit_eq(seen[x], s);
-        if (!known) seen[extra++] = s;
-    }
-    if (st->nlits + extra > 2) return 0;
-    /* A copy is a crossbar move or an ALU mov, whichever is free. */
-    int choices[2], nc = 0;
-    if (in->op == WB_COPY) {
-        choices[nc++] = WT_OP_MV;
-        choices[nc++] = WT_OP_MOV;
-    } else {
-        choices[nc++] = in->op;
-    }
+    unsigned extra = (unsigned)wb_new_literals(st->lits, st->nlits, in, seen);
+    if (st->nlits + (int)extra > WT_BUNDLE_LITERALS) return 0;
+    /* A copy is a crossbar move or an ALU mov, whichever is free (the table's
+     * alternatives); other operations keep their unit here: an add moved to an
+     * address adder pays off in the modulo scheduler's full rows, and here it only
+     * takes the slot a load or store of the block wants. */
+    wt_op choices[WT_MAX_ALTS];
+    unsigned nc = wb_mop_choices(in->op, 1, choices);
     if (wb_iu_feeds(in) && st->used[WB_RES_LINK] >= wb_res_slots(f->model, WB_RES_LINK)) return 0;
-    for (int c = 0; c < nc; c++) {
+    for (unsigned c = 0; c < nc; c++) {
         int uc = wb_res(choices[c], in->iu);
         int busy = st->busy_from[uc] < t && t < st->busy_until[uc];
         if (st->used[uc] < wb_res_slots(f->model, uc) && !busy) {
@@ -175,6 +165,7 @@ static void take(const wb_func *f, bundle_state *st, const node *n, int t, int m
     int uc = wb_res(mop, n->in->iu);
     st->used[uc]++;
     if (wb_iu_feeds(n->in)) st->used[WB_RES_LINK]++;
+    st->nlits += wb_new_literals(st->lits, st->nlits, n->in, st->lits + st->nlits);
     wb_add_gate_ops(&st->gates, n->in);
     if (f->model->gate_word_clocks) {
         wt_bundle_use u = {0};
@@ -185,13 +176,6 @@ static void take(const wb_func *f, bundle_state *st, const node *n, int t, int m
                     st->bus_from[w][g] = t;
                     st->bus_until[w][g] = t + (int)f->model->gate_word_clocks;
                 }
-    }
-    for (int k = 0; k < wb_nsrc(n->in->op); k++) {
-        wb_opnd s = n->in->s[k];
-        if (!wb_is_lit(s)) continue;
-        int known = 0;
-        for (int x = 0; x < st->nlits; x++) known |= wb_lit_eq(st->lits[x], s);
-        if (!known) st->lits[st->nlits++] = s;
     }
     int ivl = wt_ops[mop].interval[f->model->id];
     if (ivl > 1) {
@@ -341,7 +325,8 @@ typedef struct deps {
     int nedges, cap;
     int *stamp;                /* per node: the consumer it was last offered to */
     chain *pool;               /* linked lists of node indices */
-    int npool, pool_cap;
+    int npool;
+    size_t pool_cap;
 } deps;
 
 static void offer(deps *D, const node *nodes, int i, int j, int is_term)
@@ -363,10 +348,7 @@ static void offer(deps *D, const node *nodes, int i, int j, int is_term)
 
 static int push_chain(deps *D, int head, int node_index)
 {
-    if (D->npool == D->pool_cap) {
-        D->pool_cap = D->pool_cap ? 2 * D->pool_cap : 256;
-        D->pool = ws_xrealloc(D->pool, sizeof *D->pool * (size_t)D->pool_cap);
-    }
+    ws_grow(&D->pool, &D->pool_cap, (size_t)D->npool + 1, sizeof *D->pool);
     D->pool[D->npool] = (chain){node_index, head};
     return D->npool++;
 }

@@ -132,12 +132,12 @@ void swp_build_graph(loop *L, gbuild *B)
         wb_mnode *m = &B->g.node[x->node];
         if (m->nops == 0) m->no_value = 1;
         if (wb_has_dest(x->in.op) && wb_is_vreg(x->in.d)) m->no_value = 0;
-        int op = x->in.op == WB_COPY ? WT_OP_MV : x->in.op;
-        int alt = x->in.op == WB_COPY ? WT_OP_MOV : x->in.op == WT_OP_IADD ? WT_OP_LEA : WT_OP_NONE;
+        wt_op choices[WT_MAX_ALTS];
+        unsigned nc = wb_mop_choices(x->in.op, 0, choices);
         m->iu |= (unsigned)(x->in.iu != 0) << m->nops;
         m->link += wb_iu_feeds(&x->in);
-        m->op[m->nops] = op;
-        m->alt[m->nops++] = alt;
+        m->op[m->nops] = choices[0];
+        m->alt[m->nops++] = nc > 1 ? choices[1] : WT_OP_NONE;   /* the modulo scheduler tries one */
         for (int k = 0; k < wb_nsrc(x->in.op); k++) {
             wb_opnd s = x->in.s[k];
             int have = !wb_is_lit(s);

@@ -136,8 +136,8 @@ static int reads_value(const bop *x, int v)
     return 0;
 }
 
-/* Would the node of op g (its group) read more than two distinct literals if the
- * register v held literal lit again? */
+/* Would the node of op g (its group) read more distinct literals than a bundle's
+ * fields hold if the register v held literal lit again? */
 static int too_many_literals(const loop *L, int g, int v, wb_opnd lit)
 {
     wb_opnd seen[2 * WB_MNODE_OPS + 3];
@@ -154,7 +154,7 @@ static int too_many_literals(const loop *L, int g, int v, wb_opnd lit)
             if (!have) seen[n++] = s;
         }
     }
-    return n > 2;
+    return n > WT_BUNDLE_LITERALS;
 }
 
 /* Register pressure, first remedy: a literal moved to a register before the loop

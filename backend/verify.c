@@ -150,27 +150,27 @@ static void check_cfg(verifier *V)
 
 /* ---- Bundles --------------------------------------------------------------------- */
 
-static void add_to_bundle(verifier *V, const wb_block *b, const wb_ins *in, wt_bundle_use *use, wb_opnd lits[2],
+static void add_to_bundle(verifier *V, const wb_block *b, const wb_ins *in, wt_bundle_use *use, wb_opnd *lits,
                           int *nlits)
 {
     if (in->mop == WT_OP_NONE || in->mop >= WT_NOPS) return;   /* already reported */
     unsigned srcs[3];
     int nsrc = 0;
-    for (int k = 0; k < wb_nsrc(in->op); k++) {
-        wb_opnd s = in->s[k];
-        if (s.kind == WB_O_REG) srcs[nsrc++] = s.v;
-        if (!wb_is_lit(s)) continue;
-        int known = 0;
-        for (int x = 0; x < *nlits; x++) known |= wb_lit_eq(lits[x], s);
-        if (known) continue;
-        if (*nlits == 2) fault(V, b, in, "a third distinct literal in the bundle at clock %d", in->cycle);
-        else lits[(*nlits)++] = s;
-    }
-    int dst = in->d.kind == WB_O_REG ? (int)in->d.v : -1;
+    for (int k = 0; k < wb_nsrc(in->op); k++)
+        if (in->s[k].kind == WB_O_REG) srcs[nsrc++] = in->s[k].v;
+    wb_opnd added[3];
+    int extra = wb_new_literals(lits, *nlits, in, added);
     wt_unit_class uc = wt_ops[in->mop].uclass;
-    if (wt_bundle_add(use, uc, dst, srcs, nsrc) != 0)
+    if (!wt_bundle_fits(NULL, use, uc, 0))
         fault(V, b, in, "no free %s%s slot in the bundle at clock %d", in->iu ? "interface unit " : "",
               wt_unit_class_name(uc), in->cycle);
+    else if (!wt_bundle_fits(NULL, use, uc, (unsigned)extra))
+        fault(V, b, in, "a third distinct literal in the bundle at clock %d", in->cycle);
+    else {
+        wt_bundle_take(use, uc, (unsigned)extra);
+        for (int j = 0; j < extra; j++) lits[(*nlits)++] = added[j];
+        wt_bundle_add_gates(use, in->d.kind == WB_O_REG ? (int)in->d.v : -1, srcs, nsrc);
+    }
 }
 
 /* Operations grouped by clock: each clock's operations must fit one bundle. */
@@ -193,7 +193,7 @@ static void check_bundles(verifier *V, const wb_block *b)
     }
     for (int c = 0; c < b->len && !V->failed; c++) {
         wt_bundle_use use[2];   /* the cells' part and the interface unit's */
-        wb_opnd lits[2];
+        wb_opnd lits[WT_BUNDLE_LITERALS];
         int nlits = 0, link = 0;
         memset(use, 0, sizeof use);
         for (int k = start[c]; k < start[c + 1]; k++) {

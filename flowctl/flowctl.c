@@ -597,8 +597,8 @@ static int succs(const an *A, uint32_t pc, uint32_t s[2], int *exits)
     return n;
 }
 
-/* The immediate post-dominator of bundle b within its function, by Cooper, Harvey
- * and Kennedy's algorithm on the reversed graph of what b reaches. */
+/* The immediate post-dominator of bundle b within its function: the immediate
+ * dominator on the reversed graph of what b reaches. */
 static int32_t ipdom(an *A, uint32_t b)
 {
     if (A->ipdom[b] != IPDOM_UNKNOWN) return A->ipdom[b];
@@ -619,95 +619,32 @@ static int32_t ipdom(an *A, uint32_t b)
                 num[s[j]] = n++;
             }
     }
-    /* Reversed graph: the exit -> exiting nodes, v -> u for every edge u -> v. */
-    int *rcount = ws_xcalloc((size_t)n + 1, sizeof *rcount);
-    int *fsucc = ws_xmalloc(sizeof *fsucc * (size_t)n * 3);   /* per node: up to 2 successors + exit flag */
+    /* The graph with the exit (node 0) after every exiting node; its dominators
+     * turned round are the post-dominators. */
+    int *from = ws_xmalloc(sizeof *from * (size_t)n * 3), *to = ws_xmalloc(sizeof *to * (size_t)n * 3), ne = 0;
     for (int i = 1; i < n; i++) {
         uint32_t s[2];
         int ex, k = succs(A, node[i], s, &ex);
-        fsucc[3 * i] = k > 0 ? num[s[0]] : -1;
-        fsucc[3 * i + 1] = k > 1 ? num[s[1]] : -1;
-        fsucc[3 * i + 2] = ex;
-        for (int j = 0; j < k; j++) rcount[num[s[j]]]++;
-        if (ex) rcount[0]++;
-    }
-    int *rstart = ws_xcalloc((size_t)n + 2, sizeof *rstart);
-    for (int i = 0; i < n; i++) rstart[i + 1] = rstart[i] + rcount[i];
-    int *radj = ws_xmalloc(sizeof *radj * (size_t)(rstart[n] + 1));
-    int *fill = ws_xcalloc((size_t)n + 1, sizeof *fill);
-    for (int i = 1; i < n; i++) {
-        for (int j = 0; j < 2; j++) {
-            int v = fsucc[3 * i + j];
-            if (v >= 0) radj[rstart[v] + fill[v]++] = i;
+        for (int j = 0; j < k; j++) {
+            from[ne] = i;
+            to[ne++] = num[s[j]];
         }
-        if (fsucc[3 * i + 2]) radj[rstart[0] + fill[0]++] = i;
-    }
-    /* Postorder of the reversed graph from the exit. */
-    int *po = ws_xmalloc(sizeof *po * (size_t)n), *pon = ws_xmalloc(sizeof *pon * (size_t)n);
-    int *stack = ws_xmalloc(sizeof *stack * (size_t)n), *it = ws_xcalloc((size_t)n, sizeof *it);
-    uint8_t *seen = ws_xcalloc((size_t)n, 1);
-    int npo = 0, sp = 0;
-    for (int i = 0; i < n; i++) pon[i] = -1;
-    stack[sp++] = 0;
-    seen[0] = 1;
-    while (sp) {
-        int v = stack[sp - 1];
-        if (it[v] < rcount[v]) {
-            int w = radj[rstart[v] + it[v]++];
-            if (!seen[w]) {
-                seen[w] = 1;
-                stack[sp++] = w;
-            }
-        } else {
-            pon[v] = npo;
-            po[npo++] = v;
-            sp--;
+        if (ex) {
+            from[ne] = i;
+            to[ne++] = 0;
         }
     }
+    ws_graph cfg = ws_graph_new(n, from, to, ne), reversed = ws_graph_reverse(&cfg);
     int *idom = ws_xmalloc(sizeof *idom * (size_t)n);
-    for (int i = 0; i < n; i++) idom[i] = -1;
-    idom[0] = 0;
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (int k = npo - 2; k >= 0; k--) {   /* reverse postorder, the exit (last) excluded */
-            int u = po[k], nd = -1;
-            /* predecessors of u in the reversed graph: its forward successors, and
-             * the exit if u exits */
-            int preds[3] = {fsucc[3 * u], fsucc[3 * u + 1], fsucc[3 * u + 2] ? 0 : -1};
-            for (int j = 0; j < 3; j++) {
-                int w = preds[j];
-                if (w < 0 || idom[w] < 0) continue;
-                if (nd < 0) {
-                    nd = w;
-                    continue;
-                }
-                int x = w, y = nd;
-                while (x != y) {
-                    while (pon[x] < pon[y]) x = idom[x];
-                    while (pon[y] < pon[x]) y = idom[y];
-                }
-                nd = x;
-            }
-            if (nd >= 0 && idom[u] != nd) {
-                idom[u] = nd;
-                changed = 1;
-            }
-        }
-    }
+    ws_graph_idom(&reversed, 0, idom);
     int32_t r = idom[1] < 0 ? IPDOM_NONE : idom[1] == 0 ? IPDOM_RET : (int32_t)node[idom[1]];
     A->ipdom[b] = r;
+    ws_graph_free(&cfg);
+    ws_graph_free(&reversed);
     free(num);
     free(node);
-    free(rcount);
-    free(fsucc);
-    free(rstart);
-    free(radj);
-    free(fill);
-    free(po);
-    free(pon);
-    free(stack);
-    free(it);
-    free(seen);
+    free(from);
+    free(to);
     free(idom);
     return r;
 }

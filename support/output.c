@@ -452,3 +452,23 @@ void ws_output_abort(ws_output *o)
     free(o->tmp);
     memset(o, 0, sizeof *o);
 }
+
+int ws_write_text(const char *path, const char *text, size_t len)
+{
+    ws_output out;
+    FILE *f = ws_output_open(&out, path, 0);
+    if (!f) {
+        ws_file_error(path, "cannot write: %s", strerror(errno));
+        return -1;
+    }
+    if (fwrite(text, 1, len, f) != len) {
+        ws_output_abort(&out);
+        ws_file_error(path, "write error");
+        return -1;
+    }
+    if (ws_output_commit(&out) != 0) {
+        ws_file_error(path, "cannot write: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}

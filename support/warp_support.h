@@ -120,6 +120,9 @@ FILE *ws_output_open(ws_output *o, const char *path, int binary);
 int ws_output_commit(ws_output *o);
 /* Closes and removes the temporary file. Safe to call twice or after commit. */
 void ws_output_abort(ws_output *o);
+/* Writes len bytes of text to path through ws_output: 0, or -1 after a message
+ * naming path (the compiler's assembly, warp-conset's program). */
+int ws_write_text(const char *path, const char *text, size_t len);
 
 /* ---- Reading files ------------------------------------------------------------- */
 
@@ -157,6 +160,33 @@ void *ws_strmap_get(const ws_strmap *m, const char *key, size_t len);
 /* Stores the value for the name (replacing any); key[0..len) must outlive the map. */
 void ws_strmap_put(ws_strmap *m, const char *key, size_t len, void *val);
 void ws_strmap_free(ws_strmap *m);
+
+/* ---- Control-flow graphs (graph.c) ---------------------------------------------- */
+
+/* A directed graph of nodes 0..n-1, compressed: the successors of v are
+ * to[at[v]] .. to[at[v + 1] - 1], in the order the edges were given. */
+typedef struct ws_graph { int n; int *at, *to; } ws_graph;
+
+/* The graph of the edges from[k] -> to[k], k < nedges. */
+ws_graph ws_graph_new(int n, const int *from, const int *to, int nedges);
+/* Every edge turned round: the predecessors, each node's by ascending source. */
+ws_graph ws_graph_reverse(const ws_graph *g);
+void ws_graph_free(ws_graph *g);
+/* The nodes entry reaches, in reverse postorder with a node's first successor
+ * before its later ones (a loop's body follows its header), into order (room for
+ * g->n). Returns how many. */
+int ws_graph_rpo(const ws_graph *g, int entry, int *order);
+/* Immediate dominators from entry: idom[entry] = entry, -1 where entry does not
+ * reach. Post-dominators are the dominators of the reversed graph from the exit. */
+void ws_graph_idom(const ws_graph *g, int entry, int *idom);
+/* The dominator tree numbered so that "a dominates b" is two comparisons. */
+typedef struct ws_domtree { int *pre, *post; } ws_domtree;
+ws_domtree ws_domtree_new(const ws_graph *g, int entry);
+int ws_dominates(const ws_domtree *d, int a, int b);
+void ws_domtree_free(ws_domtree *d);
+/* The natural loop of the back edge tail -> header: sets in[] for the header and
+ * every node that reaches tail without passing it (preds: the reversed graph). */
+void ws_natural_loop(const ws_graph *preds, int header, int tail, uint8_t *in);
 
 /* ---- Growable byte buffer ------------------------------------------------------ */
 

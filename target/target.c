@@ -106,10 +106,23 @@ unsigned wt_class_slots(wt_unit_class uc)
     return n;
 }
 
+int wt_bundle_fits(const wt_model *m, const wt_bundle_use *u, wt_unit_class uc, unsigned new_literals)
+{
+    if (uc <= WT_UC_NONE || uc >= WT_NUCLASSES) return 0;
+    unsigned slots = m ? wt_class_issue(m, uc) : wt_class_slots(uc);
+    return u->used[uc] < slots && u->literals + new_literals <= WT_BUNDLE_LITERALS;
+}
+
+void wt_bundle_take(wt_bundle_use *u, wt_unit_class uc, unsigned new_literals)
+{
+    u->used[uc]++;
+    u->literals = (uint8_t)(u->literals + new_literals);
+}
+
 int wt_bundle_add(wt_bundle_use *u, wt_unit_class uc, int dst, const unsigned *srcs, int nsrc)
 {
-    if (uc <= WT_UC_NONE || uc >= WT_NUCLASSES || u->used[uc] >= wt_class_slots(uc)) return -1;
-    u->used[uc]++;
+    if (!wt_bundle_fits(NULL, u, uc, 0)) return -1;
+    wt_bundle_take(u, uc, 0);
     wt_bundle_add_gates(u, dst, srcs, nsrc);
     return 0;
 }
@@ -162,6 +175,7 @@ unsigned wt_class_interval(const wt_model *m, wt_unit_class uc)
 wt_bundle_use wt_insn_use(const wt_insn *in)
 {
     wt_bundle_use u = {0};
+    unsigned fields = 0;
     for (int s = 0; s < WT_NSLOTS; s++) {
         const wt_slot *sl = &in->slot[s];
         if (sl->op == WT_OP_NONE || sl->op >= WT_NOPS || wt_ops[sl->op].uclass != wt_slot_layouts[s].uclass) continue;
@@ -179,8 +193,28 @@ wt_bundle_use wt_insn_use(const wt_insn *in)
             }
         }
         wt_bundle_add(&u, wt_slot_layouts[s].uclass, dst, srcs, nsrc);
+        for (int k = 0; k < nsrc; k++)
+            if (wt_opnd_is_imm(srcs[k])) fields |= 1u << (srcs[k] - WT_OPND_IMM0);
     }
+    u.literals = (uint8_t)__builtin_popcount(fields);
     return u;
+}
+
+static const struct { wt_op op, alt; } alternatives[] = {
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem)
+#define WT_ALT(id, other) {WT_OP_##id, WT_OP_##other},
+#include "warp_ops.def"
+#undef WT_ALT
+#undef WT_OP
+};
+
+unsigned wt_op_alternatives(wt_op op, wt_op out[WT_MAX_ALTS])
+{
+    unsigned n = 0;
+    out[n++] = op;
+    for (size_t i = 0; i < sizeof alternatives / sizeof alternatives[0] && n < WT_MAX_ALTS; i++)
+        if (alternatives[i].op == op) out[n++] = alternatives[i].alt;
+    return n;
 }
 
 wt_op wt_op_lookup(const char *mnemonic)

@@ -106,6 +106,11 @@ wt_op wt_op_from_code(wt_unit_class uc, unsigned code);
 int wt_sig_subfield(char sigch);
 /* Does the operation write a destination operand (signature has 'd' or 'K')? */
 int wt_op_has_dest(wt_op op);
+/* The operations that may stand for op in a bundle, op first, then the table's
+ * alternatives (WT_ALT rows: the same value on another unit, so a scheduler can take
+ * whichever unit is free). Returns how many (at least 1). */
+enum { WT_MAX_ALTS = 4 };
+unsigned wt_op_alternatives(wt_op op, wt_op out[WT_MAX_ALTS]);
 
 /* The tag a word carries through the iWarp communication agent (seed 000, sec. 6.1.2:
  * "a data word plus tag is a marker"). Pathway markers are the agent's own and never
@@ -192,11 +197,16 @@ int wt_symbol_needs_quotes(const char *name);
 /* ---- What a bundle can hold (the resource model) --------------------------------
  *
  * One account of a bundle's resources, for every stage that builds or checks
- * bundles: the unit classes' slots (wt_class_slots), one branch, at most two
- * distinct literals (kept by the caller, which knows what makes two literals
- * equal), and on iWarp the gate operations of seed 000 section 7.1: each input
- * gate dequeued (however many operations read it) and each output-gate write;
- * host-feed and host-address writes are not gate operations. */
+ * bundles: the unit classes' slots (wt_class_slots), one branch, the literal fields
+ * (WT_BUNDLE_LITERALS: the caller tells which literals are new, as it knows what
+ * makes two literals equal: a symbol's address, a float's bits), and on iWarp the
+ * gate operations of seed 000 section 7.1: each input gate dequeued (however many
+ * operations read it) and each output-gate write; host-feed and host-address writes
+ * are not gate operations. */
+
+/* The literal fields of a bundle (wt_insn.imm, operands WT_OPND_IMM0 and IMM1):
+ * operations of one bundle share them, equal literals sharing a field. */
+#define WT_BUNDLE_LITERALS 2
 
 static inline int wt_opnd_is_gate_in(unsigned o)  { return wt_opnd_is_gate(o) || wt_opnd_is_pgate(o); }
 static inline int wt_opnd_is_gate_out(unsigned o) { return wt_opnd_is_gate(o) || wt_opnd_is_pgate(o); }
@@ -206,7 +216,16 @@ typedef struct wt_bundle_use {
     uint8_t gates_read;          /* bits 0..3: @xl @yl @xr @yr dequeued; 4, 5: @g0, @g1 */
     uint8_t gates_written;       /* the same bits for the output gates written */
     uint8_t gate_writes;         /* output-gate writes */
+    uint8_t literals;            /* literal fields taken */
 } wt_bundle_use;
+
+/* The bundle-legality check: may an operation of class uc bringing new_literals
+ * literals the bundle does not hold yet join it? With m NULL, as far as the encoding
+ * goes (the class's slots, what assembler and verifier accept); with a model, what
+ * issues in one clock on it (wt_class_issue), which schedulers fill bundles to. */
+int wt_bundle_fits(const wt_model *m, const wt_bundle_use *u, wt_unit_class uc, unsigned new_literals);
+/* Takes the slot and literal fields wt_bundle_fits allowed (gates: wt_bundle_add_gates). */
+void wt_bundle_take(wt_bundle_use *u, wt_unit_class uc, unsigned new_literals);
 
 /* Adds an operation of class uc writing dst (WT_OPND_* code, or -1 for none) and
  * reading the nsrc operand codes in srcs (literal codes are fine). Returns 0, or
@@ -242,7 +261,7 @@ typedef struct wt_slot {
 typedef struct wt_insn {
     wt_slot slot[WT_NSLOTS];
     uint16_t target;   /* branch target, a bundle index */
-    uint32_t imm[2];
+    uint32_t imm[WT_BUNDLE_LITERALS];
 } wt_insn;
 
 /* The resources of a decoded bundle by the resource model's account (wt_bundle_add),

@@ -161,26 +161,6 @@ static void remove_temps(driver *d)
     d->ntemps = 0;
 }
 
-static int write_text(const char *path, const char *text, size_t len)
-{
-    ws_output out;
-    FILE *f = ws_output_open(&out, path, 0);
-    if (!f) {
-        ws_file_error(path, "cannot write: %s", strerror(errno));
-        return -1;
-    }
-    if (fwrite(text, 1, len, f) != len) {
-        ws_output_abort(&out);
-        ws_file_error(path, "write error");
-        return -1;
-    }
-    if (ws_output_commit(&out) != 0) {
-        ws_file_error(path, "cannot write: %s", strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 /* A source file's text, or NULL after saying why it cannot be read. */
 static char *read_source(const char *path, size_t *len)
 {
@@ -226,7 +206,7 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
     }
     if (d->stop == STOP_LLVM) {
         char *ir = LLVMPrintModuleToString(m);
-        rc = write_text(out_path, ir, strlen(ir));
+        rc = ws_write_text(out_path, ir, strlen(ir));
         LLVMDisposeMessage(ir);
         goto done;
     }
@@ -251,7 +231,7 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
         goto done;
     }
     if (d->stop == STOP_ASSEMBLY) {
-        rc = write_text(out_path, asm_text.data, asm_text.len);
+        rc = ws_write_text(out_path, asm_text.data, asm_text.len);
         goto done;
     }
     /* The generated assembly is named after the source so that a (compiler bug)

@@ -17,26 +17,6 @@
 #include "warp_conset.h"
 #include "warp_support.h"
 
-static int write_text(const char *path, const char *text, size_t len)
-{
-    ws_output out;
-    FILE *f = ws_output_open(&out, path, 0);
-    if (!f) {
-        ws_file_error(path, "cannot write: %s", strerror(errno));
-        return -1;
-    }
-    if (fwrite(text, 1, len, f) != len) {
-        ws_output_abort(&out);
-        ws_file_error(path, "write error");
-        return -1;
-    }
-    if (ws_output_commit(&out) != 0) {
-        ws_file_error(path, "cannot write: %s", strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -222,7 +202,7 @@ int main(int argc, char **argv)
         ws_buf_printf(&b, "        .word   %u, %u, %u, %u", w[0], w[1], w[2], w[3]);
         for (size_t i = 4; i < nw; i++) ws_buf_printf(&b, "%s%u", (i - 4) % 8 ? ", " : "\n        .word   ", w[i]);
         ws_buf_printf(&b, "\n");
-        rc = write_text(out_path, b.data, b.len);
+        rc = ws_write_text(out_path, b.data, b.len);
     } else {
         fprintf(stderr, "warp-conset: %s\n", err);
     }

@@ -421,6 +421,46 @@ static void test_strmap_hash_and_grow(void **state)
     free(a);
 }
 
+/* The CFG utilities on a loop with a diamond inside:
+ *   0 -> 1;  1 -> 2, 5;  2 -> 3, 4;  3 -> 1;  4 -> 1;  5 (exit);  6 -> 1 (unreached) */
+static void test_graph_orders_dominators_and_loops(void **state)
+{
+    (void)state;
+    int from[] = {0, 1, 1, 2, 2, 3, 4, 6}, to[] = {1, 2, 5, 3, 4, 1, 1, 1};
+    ws_graph g = ws_graph_new(7, from, to, 8);
+    int order[7], idom[7];
+    /* a node's first successor first: the loop's body before its exit */
+    assert_int_equal(ws_graph_rpo(&g, 0, order), 6);
+    int want[] = {0, 1, 2, 3, 4, 5};
+    assert_memory_equal(order, want, sizeof want);
+    ws_graph_idom(&g, 0, idom);
+    int want_idom[] = {0, 0, 1, 2, 2, 1, -1};
+    assert_memory_equal(idom, want_idom, sizeof want_idom);
+    /* post-dominators: the reversed graph from the exit */
+    ws_graph r = ws_graph_reverse(&g);
+    assert_int_equal(r.at[2] - r.at[1], 4);   /* 1's predecessors: 0, 3, 4, 6 ascending */
+    assert_int_equal(r.to[r.at[1]], 0);
+    assert_int_equal(r.to[r.at[1] + 3], 6);
+    ws_graph_idom(&r, 5, idom);
+    assert_int_equal(idom[2], 1);   /* both arms of the diamond go back to 1 */
+    assert_int_equal(idom[1], 5);
+    assert_int_equal(idom[0], 1);
+    ws_domtree d = ws_domtree_new(&g, 0);
+    assert_true(ws_dominates(&d, 1, 4));
+    assert_true(ws_dominates(&d, 2, 3));
+    assert_false(ws_dominates(&d, 3, 4));
+    assert_false(ws_dominates(&d, 2, 5));
+    assert_false(ws_dominates(&d, 6, 6));   /* unreached */
+    uint8_t in[7] = {0};
+    ws_natural_loop(&r, 1, 3, in);
+    ws_natural_loop(&r, 1, 4, in);
+    uint8_t want_in[] = {0, 1, 1, 1, 1, 0, 0};
+    assert_memory_equal(in, want_in, sizeof want_in);
+    ws_domtree_free(&d);
+    ws_graph_free(&r);
+    ws_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_xcalloc_aligned_honours_cache_lines),
         cmocka_unit_test(test_arena_and_buffer),
         cmocka_unit_test(test_strmap_hash_and_grow),
+        cmocka_unit_test(test_graph_orders_dominators_and_loops),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

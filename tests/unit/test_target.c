@@ -454,6 +454,58 @@ static void test_gate_operations_of_a_bundle(void **state)
     assert_int_equal(wt_bundle_clocks(wt_model_get(WT_MODEL_WARP), &use), 1);
 }
 
+/* The resource model's legality check: slots by the encoding (NULL model) or by
+ * what issues in a clock, and the literal fields, which equal literals share (the
+ * caller counts only new ones). */
+static void test_bundle_legality_counts_slots_and_literal_fields(void **state)
+{
+    (void)state;
+    const wt_model *warp = wt_model_get(WT_MODEL_WARP), *iwarp = wt_model_get(WT_MODEL_IWARP);
+    wt_bundle_use use = {0};
+    assert_true(wt_bundle_fits(NULL, &use, WT_UC_ALU, WT_BUNDLE_LITERALS));
+    assert_false(wt_bundle_fits(NULL, &use, WT_UC_ALU, WT_BUNDLE_LITERALS + 1));
+    assert_false(wt_bundle_fits(NULL, &use, WT_UC_NONE, 0));
+    wt_bundle_take(&use, WT_UC_ALU, 1);
+    /* iWarp issues one integer operation a clock; the encoding has two fields */
+    assert_false(wt_bundle_fits(iwarp, &use, WT_UC_ALU, 0));
+    assert_true(wt_bundle_fits(warp, &use, WT_UC_ALU, 1));
+    assert_false(wt_bundle_fits(warp, &use, WT_UC_ALU, 2));
+    wt_bundle_take(&use, WT_UC_ALU, 1);
+    assert_false(wt_bundle_fits(NULL, &use, WT_UC_ALU, 0));
+    assert_false(wt_bundle_fits(NULL, &use, WT_UC_MEM, 1));
+    assert_true(wt_bundle_fits(NULL, &use, WT_UC_MEM, 0));
+    /* a decoded bundle counts the literal fields its operations name */
+    wt_insn in = {0};
+    in.slot[WT_SLOT_A0] = (wt_slot){WT_OP_IADD, {3, WT_OPND_IMM0, WT_OPND_IMM0, 0}};
+    in.slot[WT_SLOT_M0] = (wt_slot){WT_OP_LEA, {4, WT_OPND_IMM1, 1, 0}};
+    assert_int_equal(wt_insn_use(&in).literals, 2);
+    in.slot[WT_SLOT_M0] = (wt_slot){0};
+    assert_int_equal(wt_insn_use(&in).literals, 1);
+}
+
+/* Which unit may take a copy or an add is the table's (WT_ALT rows), not a stage's. */
+static void test_alternatives_come_from_the_table(void **state)
+{
+    (void)state;
+    wt_op alts[WT_MAX_ALTS];
+    assert_int_equal(wt_op_alternatives(WT_OP_MV, alts), 2);
+    assert_int_equal(alts[0], WT_OP_MV);
+    assert_int_equal(alts[1], WT_OP_MOV);
+    assert_int_equal(wt_op_alternatives(WT_OP_IADD, alts), 2);
+    assert_int_equal(alts[1], WT_OP_LEA);
+    assert_int_equal(wt_ops[alts[1]].uclass, WT_UC_MEM);
+    assert_int_equal(wt_op_alternatives(WT_OP_FADD, alts), 1);
+    assert_int_equal(alts[0], WT_OP_FADD);
+    /* an alternative computes the same value: same signature shape, other unit */
+    for (int op = 1; op < WT_NOPS; op++) {
+        unsigned n = wt_op_alternatives((wt_op)op, alts);
+        for (unsigned k = 1; k < n; k++) {
+            assert_int_not_equal(wt_ops[alts[k]].uclass, wt_ops[op].uclass);
+            assert_int_equal(wt_op_has_dest(alts[k]), wt_op_has_dest((wt_op)op));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +517,8 @@ int main(void)
         cmocka_unit_test(test_every_operation_round_trips),
         cmocka_unit_test(test_full_bundles_round_trip),
         cmocka_unit_test(test_gate_operations_of_a_bundle),
+        cmocka_unit_test(test_bundle_legality_counts_slots_and_literal_fields),
+        cmocka_unit_test(test_alternatives_come_from_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
