@@ -271,7 +271,7 @@ static void duplicate(wb_func *f)
         ws_grow(&clones, &ccap, nclones + 1, sizeof *clones);
         clones[nclones++] = (clone_at){S.blk[i], S.idx[i], copy};
     }
-    qsort(clones, nclones, sizeof *clones, cmp_clone_at);
+    if (nclones > 1) qsort(clones, nclones, sizeof *clones, cmp_clone_at);   /* qsort wants a non-null array even for none */
     for (size_t c = 0; c < nclones; c++) wb_insert(f, clones[c].blk, clones[c].idx + 1, &clones[c].in);
     free(clones);
     free(twin);
