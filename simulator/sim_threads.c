@@ -1,7 +1,14 @@
-/* The threads of a run: a pool that runs one phase of a clock on every thread and
- * returns when all have finished it. A clock of a large array is a few microseconds
- * of work, so threads wait for the next phase spinning, and yield the core once the
- * wait grows long (the machine may have fewer free cores than threads). */
+/* The threads of a run: a pool that runs the parts of one phase of a clock and returns
+ * when all have finished. A clock of a large array is a few microseconds of work, so
+ * threads wait for the next phase spinning, and yield the core once the wait grows long.
+ *
+ * A part is not bound to a thread: every thread, the caller's included, claims the
+ * parts of a phase one at a time until none is left. On free cores each thread finds
+ * a part waiting; on a loaded machine a thread the scheduler has not run for a while
+ * simply claims nothing, and the caller runs its part instead of waiting a time slice
+ * for it every clock (with one barrier per clock that wait made a threaded run ten
+ * times slower than one thread). Which thread runs a part changes no result: a part
+ * touches only its own cells and its own figures. */
 #include "sim_internal.h"
 
 #include <pthread.h>
@@ -13,20 +20,20 @@
 /* Pauses before a waiting thread starts yielding its core. */
 #define SPINS_BEFORE_YIELD 2000
 
-typedef struct worker {
-    _Alignas(WS_CACHE_LINE) uint64_t done; /* the last phase it finished (atomic) */
-    pthread_t thread;
-    struct wsim_pool *pool;
-    int part;
-} worker;
+/* A ticket is the phase above PART_BITS and the next part to claim below them, in one
+ * word so that a thread still on the previous phase can claim nothing of this one. */
+#define PART_BITS 16
+#define PART_MASK ((UINT64_C(1) << PART_BITS) - 1)
 
 struct wsim_pool {
-    _Alignas(WS_CACHE_LINE) uint64_t phase; /* the phase under way (atomic); starts at 0 */
-    int stop;                    /* atomic: workers leave */
+    _Alignas(WS_CACHE_LINE) uint64_t ticket; /* atomic */
+    _Alignas(WS_CACHE_LINE) int finished;    /* parts of this phase done (atomic) */
+    _Alignas(WS_CACHE_LINE) int stop;        /* atomic: workers leave */
     int n;
+    uint64_t phase;                          /* the caller's: the phase under way */
     void (*work)(void *ctx, int part);
     void *ctx;
-    worker *workers;             /* parts 1..n-1; part 0 is the caller's */
+    pthread_t *threads;                      /* 1..n-1; the caller is the n-th */
 };
 
 static void relax(unsigned *spins)
@@ -40,36 +47,45 @@ static void relax(unsigned *spins)
     sched_yield();
 }
 
+/* Runs parts of phase ph until none is left to claim. */
+static void claim_parts(wsim_pool *p, uint64_t ph)
+{
+    uint64_t cur = __atomic_load_n(&p->ticket, __ATOMIC_ACQUIRE);
+    while ((cur >> PART_BITS) == ph && (cur & PART_MASK) < (uint64_t)p->n) {
+        if (!__atomic_compare_exchange_n(&p->ticket, &cur, cur + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;
+        p->work(p->ctx, (int)(cur & PART_MASK));
+        __atomic_fetch_add(&p->finished, 1, __ATOMIC_RELEASE);
+        cur = __atomic_load_n(&p->ticket, __ATOMIC_ACQUIRE);
+    }
+}
+
 static void *worker_main(void *arg)
 {
-    worker *w = arg;
-    wsim_pool *p = w->pool;
+    wsim_pool *p = arg;
     uint64_t seen = 0;
     for (;;) {
         unsigned spins = 0;
         uint64_t ph;
-        while ((ph = __atomic_load_n(&p->phase, __ATOMIC_ACQUIRE)) == seen) {
+        while ((ph = __atomic_load_n(&p->ticket, __ATOMIC_ACQUIRE) >> PART_BITS) == seen) {
             if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) return NULL;
             relax(&spins);
         }
         seen = ph;
-        p->work(p->ctx, w->part);
-        __atomic_store_n(&w->done, ph, __ATOMIC_RELEASE);
+        claim_parts(p, ph);
     }
 }
 
 wsim_pool *wsim_pool_new(int n, void (*work)(void *ctx, int part), void *ctx)
 {
     wsim_pool *p = ws_xcalloc_aligned(1, sizeof *p, WS_CACHE_LINE);
+    if (n > (int)PART_MASK) n = (int)PART_MASK;
     p->n = n;
     p->work = work;
     p->ctx = ctx;
-    p->workers = ws_xcalloc_aligned((size_t)n, sizeof *p->workers, WS_CACHE_LINE);
+    p->threads = ws_xcalloc((size_t)n, sizeof *p->threads);
     for (int i = 1; i < n; i++) {
-        worker *w = &p->workers[i];
-        w->pool = p;
-        w->part = i;
-        if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+        if (pthread_create(&p->threads[i], NULL, worker_main, p) != 0) {
             /* No thread: the parts it would have run run on the caller's. */
             p->n = i;
             break;
@@ -82,20 +98,20 @@ int wsim_pool_size(const wsim_pool *p) { return p->n; }
 
 void wsim_pool_run(wsim_pool *p)
 {
-    uint64_t ph = __atomic_load_n(&p->phase, __ATOMIC_RELAXED) + 1;
-    __atomic_store_n(&p->phase, ph, __ATOMIC_RELEASE);
-    p->work(p->ctx, 0);
-    for (int i = 1; i < p->n; i++) {
-        unsigned spins = 0;
-        while (__atomic_load_n(&p->workers[i].done, __ATOMIC_ACQUIRE) != ph) relax(&spins);
-    }
+    uint64_t ph = ++p->phase;
+    /* No thread touches `finished` between the last phase's end and this ticket. */
+    __atomic_store_n(&p->finished, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->ticket, ph << PART_BITS, __ATOMIC_RELEASE);
+    claim_parts(p, ph);
+    unsigned spins = 0;
+    while (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) < p->n) relax(&spins);
 }
 
 void wsim_pool_free(wsim_pool *p)
 {
     if (!p) return;
     __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
-    for (int i = 1; i < p->n; i++) pthread_join(p->workers[i].thread, NULL);
-    free(p->workers);
+    for (int i = 1; i < p->n; i++) pthread_join(p->threads[i], NULL);
+    free(p->threads);
     free(p);
 }
