@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "warp_support.h"
 
@@ -25,6 +26,34 @@
 #define PART_BITS 16
 #define PART_MASK ((UINT64_C(1) << PART_BITS) - 1)
 
+/* A fine clock for the wait share: the time stamp counter where there is one. */
+static inline uint64_t ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One thread's place: the figures it keeps about itself (wsim_thread_use). */
+typedef struct member {
+    _Alignas(WS_CACHE_LINE) uint64_t start, wait; /* ticks */
+    double cpu_start;
+    wsim_thread_use use;
+    pthread_t thread;
+    struct wsim_pool *pool;
+} member;
+
 struct wsim_pool {
     _Alignas(WS_CACHE_LINE) uint64_t ticket; /* atomic */
     _Alignas(WS_CACHE_LINE) int finished;    /* parts of this phase done (atomic) */
@@ -33,7 +62,7 @@ struct wsim_pool {
     uint64_t phase;                          /* the caller's: the phase under way */
     void (*work)(void *ctx, int part);
     void *ctx;
-    pthread_t *threads;                      /* 1..n-1; the caller is the n-th */
+    member *members;                         /* 0 the caller's, 1..n-1 the threads' */
 };
 
 static void relax(unsigned *spins)
@@ -60,17 +89,37 @@ static void claim_parts(wsim_pool *p, uint64_t ph)
     }
 }
 
+static void member_start(member *m)
+{
+    m->start = ticks();
+    m->cpu_start = thread_cpu_seconds();
+}
+
+static void member_end(member *m)
+{
+    m->use.cpu_seconds = thread_cpu_seconds() - m->cpu_start;
+    m->use.ticks = ticks() - m->start;
+    m->use.wait_ticks = m->wait;
+}
+
 static void *worker_main(void *arg)
 {
-    wsim_pool *p = arg;
+    member *m = arg;
+    wsim_pool *p = m->pool;
     uint64_t seen = 0;
+    member_start(m);
     for (;;) {
         unsigned spins = 0;
-        uint64_t ph;
+        uint64_t ph, t0 = ticks();
         while ((ph = __atomic_load_n(&p->ticket, __ATOMIC_ACQUIRE) >> PART_BITS) == seen) {
-            if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) return NULL;
+            if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+                m->wait += ticks() - t0;
+                member_end(m);
+                return NULL;
+            }
             relax(&spins);
         }
+        m->wait += ticks() - t0;
         seen = ph;
         claim_parts(p, ph);
     }
@@ -83,9 +132,11 @@ wsim_pool *wsim_pool_new(int n, void (*work)(void *ctx, int part), void *ctx)
     p->n = n;
     p->work = work;
     p->ctx = ctx;
-    p->threads = ws_xcalloc((size_t)n, sizeof *p->threads);
+    p->members = ws_xcalloc_aligned((size_t)n, sizeof *p->members, WS_CACHE_LINE);
+    member_start(&p->members[0]);
     for (int i = 1; i < n; i++) {
-        if (pthread_create(&p->threads[i], NULL, worker_main, p) != 0) {
+        p->members[i].pool = p;
+        if (pthread_create(&p->members[i].thread, NULL, worker_main, &p->members[i]) != 0) {
             /* No thread: the parts it would have run run on the caller's. */
             p->n = i;
             break;
@@ -103,15 +154,25 @@ void wsim_pool_run(wsim_pool *p)
     __atomic_store_n(&p->finished, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&p->ticket, ph << PART_BITS, __ATOMIC_RELEASE);
     claim_parts(p, ph);
+    if (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) == p->n) return;
     unsigned spins = 0;
+    uint64_t t0 = ticks();
     while (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) < p->n) relax(&spins);
+    p->members[0].wait += ticks() - t0;
 }
 
-void wsim_pool_free(wsim_pool *p)
+int wsim_pool_free(wsim_pool *p, wsim_thread_use **use)
 {
-    if (!p) return;
+    if (!p) return 0;
+    int n = p->n;
     __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
-    for (int i = 1; i < p->n; i++) pthread_join(p->threads[i], NULL);
-    free(p->threads);
+    for (int i = 1; i < n; i++) pthread_join(p->members[i].thread, NULL);
+    member_end(&p->members[0]);
+    if (use) {
+        *use = ws_xcalloc((size_t)n, sizeof **use);
+        for (int i = 0; i < n; i++) (*use)[i] = p->members[i].use;
+    }
+    free(p->members);
     free(p);
+    return n;
 }
