@@ -78,6 +78,9 @@ typedef struct loop {
     int entry_n;
     int unroll;           /* old iterations a new one runs (swp_unroll.c); 0 or 1: not unrolled */
     int *origin, *copy;   /* unrolled, per vreg: the old body value a name stands for, and its copy */
+    int32_t *by_formula;  /* per vreg (swp_mark_live): an induction variable the pipeline does not
+                             step, its value after the loop start + step * iterations; its step */
+    uint8_t *formula;     /* per vreg: by_formula applies */
 } loop;
 
 /* A loop's trip count in iterations of its (unrolled) body. */
