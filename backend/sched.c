@@ -137,12 +137,11 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
     wb_opnd seen[3];
     unsigned extra = (unsigned)wb_new_literals(st->lits, st->use.literals, in, seen);
     if (wb_iu_feeds(in) && !wt_bundle_fits(f->model, &st->use, WT_RES_LINK, 0)) return 0;
-    /* A copy is a crossbar move or an ALU mov, whichever is free (the table's
-     * alternatives); other operations keep their unit here: an add moved to an
-     * address adder pays off in the modulo scheduler's full rows, and here it only
-     * takes the slot a load or store of the block wants. */
+    /* An operation takes whichever of the table's alternatives has a free unit: a
+     * copy a crossbar move or an ALU mov, an add an ALU or a memory unit's address
+     * adder (lea), its own unit first. */
     wt_op choices[WT_MAX_ALTS];
-    unsigned nc = wb_mop_choices(in->op, 1, choices);
+    unsigned nc = wb_mop_choices(in->op, 0, choices);
     for (unsigned c = 0; c < nc; c++) {
         unsigned res = wt_op_res(choices[c], in->iu);
         int busy = st->busy_from[res] < t && t < st->busy_until[res];
@@ -551,13 +550,16 @@ static int far_pop(far_heap *h, const node *nodes)
     return top;
 }
 
-/* One heap per unit class of the cells and of the IU (and one each for copies,
- * which take either of two): a bundle whose class is full skips the whole heap at once. */
-enum { NFAR = WB_NRES + 2 };
+/* One heap per unit class of the cells and of the IU (and one each for operations
+ * that may take either of two units, copies and adds): a bundle whose class is full
+ * skips the whole heap at once. */
+enum { NFAR = WT_NRES + 2 };
 
 static int far_bucket(const wb_ins *in)
 {
-    return in->op == WB_COPY ? WB_NRES + (in->iu != 0) : wb_res(in->op, in->iu);
+    wt_op choices[WT_MAX_ALTS];
+    if (wb_mop_choices(in->op, 0, choices) > 1) return WT_NRES + (in->iu != 0);
+    return (int)wt_op_res(choices[0], in->iu);
 }
 
 static void avail_insert(int *avail, int *navail, int i)

@@ -105,8 +105,10 @@ static void check_ins(verifier *V, const wb_block *b, const wb_ins *in, int is_t
         if (in->cycle < 0 || in->cycle >= b->len)
             fault(V, b, in, "issue clock %d outside the block's %d bundles", in->cycle, b->len);
         int mop = in->mop;
-        int ok = mop == op || (op == WB_COPY && (mop == WT_OP_MV || mop == WT_OP_MOV)) ||
-                 (op == WT_OP_IADD && mop == WT_OP_LEA);
+        wt_op choices[WT_MAX_ALTS];
+        unsigned nc = wb_mop_choices(op, 0, choices);
+        int ok = 0;
+        for (unsigned k = 0; k < nc; k++) ok |= mop == (int)choices[k];
         if (!ok) fault(V, b, in, "scheduled as '%s', which cannot run it", mop > 0 && mop < WT_NOPS ? wt_ops[mop].name : "?");
     }
 }
