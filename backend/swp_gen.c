@@ -360,11 +360,15 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
     }
     /* The counter's register before the loop may itself be among the values
      * assigned here (the counter and a saved copy of it, both computed from
-     * it): it is assigned last. */
+     * it): it is assigned last. With nothing left over the way out goes
+     * straight to the exit: only what is read there (the counter's last value,
+     * dead where the loop nest restarts it, took three clocks each time). */
+    int straight_out = L->const_n && left == 0;
     for (int pass = 0; pass < 2; pass++)
         for (int y = 1; y < L->nv; y++) {
             if ((y == L->iv_init) != pass) continue;
             if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
+            if (straight_out && (y >= L->exit_nv || !wb_bit(L->exit_live, y))) continue;
             alias a = swp_resolve(L, y);
             if (swp_old_value(L, a.v) == L->iv && !G.names[a.v]) {
                 int t = nprime, dist = swp_old_dist(L, a.v, a.dist);
