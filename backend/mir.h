@@ -88,20 +88,11 @@ typedef struct wb_block {
 
 enum { WB_V_SPILLTEMP = 1, WB_V_IU = 2 };  /* vreg flags; WB_V_IU: an interface unit value, never spilled */
 
-/* Resources of a bundle: the cells' unit classes, then the interface unit's (the same
- * bundle format: its operations follow `||`), then the IU link, which carries one
- * word into the array a cycle (seed 002, section 3). */
-enum { WB_RES_IU = WT_NUCLASSES, WB_RES_LINK = 2 * WT_NUCLASSES, WB_NRES };
-static inline int wb_res(int mop, int iu) { return (int)wt_ops[mop].uclass + (iu ? WB_RES_IU : 0); }
-/* Operations of resource r a bundle issues in one clock on model m: a cell class at
- * the model's rate (target/'s wt_class_issue: iWarp's one integer operation a clock),
- * an IU class (Warp only) its slots, the IU link one word. */
-static inline int wb_res_slots(const wt_model *m, int r)
-{
-    if (r == WB_RES_LINK) return 1;
-    if (r >= WB_RES_IU) return (int)wt_class_slots((wt_unit_class)(r - WB_RES_IU));
-    return (int)wt_class_issue(m, (wt_unit_class)r);
-}
+/* Resources of a bundle (target's resource model: the cells' unit classes, the
+ * interface unit's, its link), under the backend's names. */
+enum { WB_RES_IU = WT_RES_IU, WB_RES_LINK = WT_RES_LINK, WB_NRES = WT_NRES };
+static inline int wb_res(int mop, int iu) { return (int)wt_op_res((wt_op)mop, iu); }
+static inline int wb_res_slots(const wt_model *m, int r) { return (int)wt_res_issue(m, (unsigned)r); }
 /* Does the IU operation take the link (a word it feeds into the array)? */
 int wb_iu_feeds(const wb_ins *in);
 

@@ -59,13 +59,12 @@ int wb_res_mii(const wb_mgraph *g, const char **bound)
     }
     int mii = 1;
     *bound = "none";
-    static const char *const iu_names[WT_NUCLASSES] = {"", "IU FA", "IU FM", "IU ALU", "IU MEM", "IU MV", "IU BR"};
     for (int c = 1; c < WB_NRES; c++) {
         if (c == WB_RES_IU) continue;
         int need = load[c] ? ceil_div(load[c], wb_res_slots(g->model, c)) : 0;
         if (need > mii || (need == mii && load[c] && !strcmp(*bound, "none"))) {
             mii = need;
-            *bound = c < WB_RES_IU ? wt_unit_class_name(c) : c == WB_RES_LINK ? "IU link" : iu_names[c - WB_RES_IU];
+            *bound = wt_res_name((unsigned)c);
         }
     }
     unsigned per_clock = g->model->gate_ops_per_clock;

@@ -101,11 +101,9 @@ static int distance(const node *a, const node *b, int b_is_term)
 }
 
 typedef struct bundle_state {
-    int used[WB_NRES];    /* the cells' units, the interface unit's, its link */
-    wb_opnd lits[WT_BUNDLE_LITERALS];   /* shared with the IU's bundle, which has fields of its own (a simplification) */
-    int nlits;
-    int busy_from[WB_NRES], busy_until[WB_NRES];   /* a divide's unit, [from, until) */
-    wt_bundle_use gates;  /* the gate operations of the bundle (target's resource model) */
+    wt_bundle_use use;    /* slots, the IU link, literal fields, gate operations: target's model */
+    wb_opnd lits[WT_BUNDLE_LITERALS];   /* the literals use.literals counts, to tell equal ones */
+    int busy_from[WT_NRES], busy_until[WT_NRES];   /* a divide's unit, [from, until) */
     /* iWarp: each gate's internal bus (input gates, then output gates) carrying a word,
      * [from, until): gate_word_clocks after the bundle that moved it */
     int bus_from[2][8], bus_until[2][8];
@@ -132,27 +130,22 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
     const wb_ins *in = n->in;
     /* iWarp: a bundle with more gate operations than a clock handles takes two
      * clocks; better to spread them, unless one operation alone has more. */
-    unsigned per_clock = f->model->gate_ops_per_clock;
-    if (per_clock && wt_bundle_gate_ops(&st->gates) > 0) {
-        wt_bundle_use after = st->gates;
-        wb_add_gate_ops(&after, in);
-        if (wt_bundle_gate_ops(&after) > per_clock) return 0;
-    }
+    wt_bundle_use after = st->use;
+    wb_add_gate_ops(&after, in);
+    if (!wt_bundle_gates_fit(f->model, &st->use, &after)) return 0;
     if (f->model->gate_word_clocks && gate_bus_busy(st, in, t)) return 0;
     wb_opnd seen[3];
-    unsigned extra = (unsigned)wb_new_literals(st->lits, st->nlits, in, seen);
-    if (st->nlits + (int)extra > WT_BUNDLE_LITERALS) return 0;
-    /* A copy is a crossbar move or an ALU mov, whichever is free (the table's
-     * alternatives); other operations keep their unit here: an add moved to an
-     * address adder pays off in the modulo scheduler's full rows, and here it only
-     * takes the slot a load or store of the block wants. */
+    unsigned extra = (unsigned)wb_new_literals(st->lits, st->use.literals, in, seen);
+    if (wb_iu_feeds(in) && !wt_bundle_fits(f->model, &st->use, WT_RES_LINK, 0)) return 0;
+    /* An operation takes whichever of the table's alternatives has a free unit: a
+     * copy a crossbar move or an ALU mov, an add an ALU or a memory unit's address
+     * adder (lea), its own unit first. */
     wt_op choices[WT_MAX_ALTS];
-    unsigned nc = wb_mop_choices(in->op, 1, choices);
-    if (wb_iu_feeds(in) && st->used[WB_RES_LINK] >= wb_res_slots(f->model, WB_RES_LINK)) return 0;
+    unsigned nc = wb_mop_choices(in->op, 0, choices);
     for (unsigned c = 0; c < nc; c++) {
-        int uc = wb_res(choices[c], in->iu);
-        int busy = st->busy_from[uc] < t && t < st->busy_until[uc];
-        if (st->used[uc] < wb_res_slots(f->model, uc) && !busy) {
+        unsigned res = wt_op_res(choices[c], in->iu);
+        int busy = st->busy_from[res] < t && t < st->busy_until[res];
+        if (wt_bundle_fits(f->model, &st->use, res, extra) && !busy) {
             *mop = choices[c];
             return 1;
         }
@@ -162,11 +155,11 @@ static int fits(const wb_func *f, const bundle_state *st, const node *n, int t, 
 
 static void take(const wb_func *f, bundle_state *st, const node *n, int t, int mop)
 {
-    int uc = wb_res(mop, n->in->iu);
-    st->used[uc]++;
-    if (wb_iu_feeds(n->in)) st->used[WB_RES_LINK]++;
-    st->nlits += wb_new_literals(st->lits, st->nlits, n->in, st->lits + st->nlits);
-    wb_add_gate_ops(&st->gates, n->in);
+    unsigned res = wt_op_res((wt_op)mop, n->in->iu);
+    int extra = wb_new_literals(st->lits, st->use.literals, n->in, st->lits + st->use.literals);
+    wt_bundle_take(&st->use, res, (unsigned)extra);
+    if (wb_iu_feeds(n->in)) wt_bundle_take(&st->use, WT_RES_LINK, 0);
+    wb_add_gate_ops(&st->use, n->in);
     if (f->model->gate_word_clocks) {
         wt_bundle_use u = {0};
         wb_add_gate_ops(&u, n->in);
@@ -179,8 +172,8 @@ static void take(const wb_func *f, bundle_state *st, const node *n, int t, int m
     }
     int ivl = wt_ops[mop].interval[f->model->id];
     if (ivl > 1) {
-        st->busy_from[uc] = t;
-        st->busy_until[uc] = t + ivl;
+        st->busy_from[res] = t;
+        st->busy_until[res] = t + ivl;
     }
 }
 
@@ -557,13 +550,16 @@ static int far_pop(far_heap *h, const node *nodes)
     return top;
 }
 
-/* One heap per unit class of the cells and of the IU (and one each for copies,
- * which take either of two): a bundle whose class is full skips the whole heap at once. */
-enum { NFAR = WB_NRES + 2 };
+/* One heap per unit class of the cells and of the IU (and one each for operations
+ * that may take either of two units, copies and adds): a bundle whose class is full
+ * skips the whole heap at once. */
+enum { NFAR = WT_NRES + 2 };
 
 static int far_bucket(const wb_ins *in)
 {
-    return in->op == WB_COPY ? WB_NRES + (in->iu != 0) : wb_res(in->op, in->iu);
+    wt_op choices[WT_MAX_ALTS];
+    if (wb_mop_choices(in->op, 0, choices) > 1) return WT_NRES + (in->iu != 0);
+    return (int)wt_op_res(choices[0], in->iu);
 }
 
 static void avail_insert(int *avail, int *navail, int i)
@@ -641,9 +637,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr, access_t
         /* a bundle group that could never issue would loop here forever */
         if (t > 64 * n + 4096)
             ws_internal_error("the list scheduler cannot place %d operations", left);
-        memset(st.used, 0, sizeof st.used);
-        st.nlits = 0;
-        st.gates = (wt_bundle_use){0};
+        st.use = (wt_bundle_use){0};
         for (;;) {
             /* The operation of greatest height not yet issued has all its
              * predecessors issued, or one of equal height has (a path to it is
@@ -692,7 +686,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr, access_t
                  * operation that defines nothing is never far: a send, a store) or
                  * nothing near fits. */
                 int tried[FAR_TRIES], ntried = 0, top;
-                if (c < WB_RES_LINK && st.used[c] >= wb_res_slots(f->model, c)) continue;
+                if (c < WT_RES_LINK && !wt_bundle_fits(f->model, &st.use, (unsigned)c, 0)) continue;
                 while (ntried < FAR_TRIES && (top = far_top(&far[c], nodes)) >= 0 &&
                        (calm < 0 || far_before(nodes, top, calm))) {
                     int i = far_pop(&far[c], nodes), mop;

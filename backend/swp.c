@@ -440,6 +440,8 @@ static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_in
     free(L.exit_live);
     free(L.origin);
     free(L.copy);
+    free(L.by_formula);
+    free(L.formula);
     if (L.body && L.body != f->blocks[id]) free(L.body->ins);
     wb_live_free(live);
     return !given_up;

@@ -81,6 +81,9 @@ typedef struct loop {
     uint64_t *exit_live;  /* the vregs below exit_nv live where the loop exits (the pipeline's way out
                              with nothing left over assigns only those) */
     int exit_nv;
+    int32_t *by_formula;  /* per vreg (swp_mark_live): an induction variable the pipeline does not
+                             step, its value after the loop start + step * iterations; its step */
+    uint8_t *formula;     /* per vreg: by_formula applies */
 } loop;
 
 /* A loop's trip count in iterations of its (unrolled) body. */

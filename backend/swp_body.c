@@ -411,26 +411,53 @@ void swp_strength_reduce(loop *L)
     }
 }
 
+/* An induction variable besides the exit test's whose value after the loop,
+ * with the trip count known, is its start plus a constant: the pipeline need
+ * not step it if nothing in the loop reads it but its own step (strength
+ * reduction took the others). The interface unit's copy of a loop's index
+ * (iu.c) is one: the IU cannot read the cells' counter, and the original loop,
+ * run for the iterations left over, reads the copy. Values read after the loop
+ * further back than the last iteration keep it stepped. */
+static void find_formula_ivs(loop *L, const uint64_t *live_after)
+{
+    L->by_formula = ws_xcalloc((size_t)L->nv + 1, sizeof *L->by_formula);
+    L->formula = ws_xcalloc((size_t)L->nv + 1, 1);
+    if (!L->const_n || L->unroll > 1) return;
+    for (int v = 1; v < L->nv; v++) {
+        int32_t step;
+        if (v == L->iv || L->def[v] < 0 || !iv_step(L, v, &step) || INIT(L, v, 1) <= 0) continue;
+        L->formula[v] = 1;
+        L->by_formula[v] = step;
+    }
+    for (int y = 1; y < L->nv; y++) {
+        if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
+        alias a = swp_resolve(L, y);
+        if (a.v < L->nv && L->formula[a.v] && a.dist > 1) L->formula[a.v] = 0;
+    }
+}
+
 /* Marks what the pipeline must compute: operations with effects, values read
  * after the loop or by the leftover iterations, and what those read. The
- * exit test's induction variable is left out: its final value has a formula. */
+ * exit test's induction variable is left out: its final value has a formula;
+ * so are the induction variables of find_formula_ivs that nothing else reads. */
 void swp_mark_live(loop *L, const uint64_t *live_after)
 {
     int changed = 1;
+    find_formula_ivs(L, live_after);
     for (int i = 0; i < L->nop; i++) {
         bop *x = &L->op[i];
         const wb_ins *in = &x->in;
         int effect = writes_gate_like(in) || in->op == WT_OP_ST || in->op == WT_OP_HLD;
         for (int k = 0; k < wb_nsrc(in->op); k++) effect |= is_gate_read(in->s[k]);
         int v = wb_has_dest(in->op) && wb_is_vreg(in->d) ? (int)in->d.v : 0;
-        if (v && v != L->iv && wb_bit(live_after, v)) effect = 1;
+        if (v && v != L->iv && !L->formula[v] && wb_bit(live_after, v)) effect = 1;
         x->live = effect;
     }
     /* Eliminated copies read after the loop keep their source alive. */
     for (int v = 1; v < L->nv; v++) {
         if (!L->al[v].v || !wb_bit(live_after, v)) continue;
         alias a = swp_resolve(L, v);
-        if (a.v != L->iv && L->def[a.v] >= 0) L->op[L->def[a.v]].live = 1;
+        if (a.v != L->iv && L->def[a.v] >= 0 && !L->formula[a.v]) L->op[L->def[a.v]].live = 1;
     }
     while (changed) {
         changed = 0;
@@ -444,6 +471,8 @@ void swp_mark_live(loop *L, const uint64_t *live_after)
             }
         }
     }
+    for (int v = 1; v < L->nv; v++)
+        if (L->formula[v] && L->op[L->def[v]].live) L->formula[v] = 0;
 }
 
 /* An operation of invariants alone (bm + (k << 7) in a loop over j) computes

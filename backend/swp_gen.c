@@ -358,19 +358,37 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
             append(f, POST, swp_mk(WT_OP_ISUB, wb_vreg(left_reg), wb_vreg(N0), wb_vreg(nprime)));
         }
     }
+    /* Induction variables the pipeline did not step (swp_mark_live): start plus
+     * step times the iterations run, all known (L->n stays the trip count when
+     * entry checks make the pipeline count it again, and when they fail, the
+     * original loop runs instead). Into registers of their own first, since the
+     * values assigned below may be their starts. */
+    int *formula_value = ws_xcalloc((size_t)L->nv + 1, sizeof *formula_value);
+    uint32_t old_run = (uint32_t)(trips - (trips - S + 1) % u) * (uint32_t)U;
+    int straight_out = L->const_n && left == 0;   /* see below */
+    for (int y = 1; y < L->nv; y++) {
+        if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
+        if (straight_out && (y >= L->exit_nv || !wb_bit(L->exit_live, y))) continue;
+        alias a = swp_resolve(L, y);
+        if (a.v >= L->nv || !L->formula[a.v] || G.names[a.v]) continue;
+        formula_value[y] = wb_new_vreg(f, 0);
+        uint32_t add = (old_run - (uint32_t)a.dist) * (uint32_t)L->by_formula[a.v];
+        append(f, POST, swp_mk(WT_OP_IADD, wb_vreg(formula_value[y]), wb_vreg(INIT(L, a.v, 1)), wb_imm(add, 0)));
+    }
     /* The counter's register before the loop may itself be among the values
      * assigned here (the counter and a saved copy of it, both computed from
      * it): it is assigned last. With nothing left over the way out goes
      * straight to the exit: only what is read there (the counter's last value,
      * dead where the loop nest restarts it, took three clocks each time). */
-    int straight_out = L->const_n && left == 0;
     for (int pass = 0; pass < 2; pass++)
         for (int y = 1; y < L->nv; y++) {
             if ((y == L->iv_init) != pass) continue;
             if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
             if (straight_out && (y >= L->exit_nv || !wb_bit(L->exit_live, y))) continue;
             alias a = swp_resolve(L, y);
-            if (swp_old_value(L, a.v) == L->iv && !G.names[a.v]) {
+            if (formula_value[y]) {
+                append(f, POST, swp_mk(WB_COPY, wb_vreg(y), wb_vreg(formula_value[y]), (wb_opnd){0}));
+            } else if (swp_old_value(L, a.v) == L->iv && !G.names[a.v]) {
                 int t = nprime, dist = swp_old_dist(L, a.v, a.dist);
                 if (dist) {
                     t = wb_new_vreg(f, 0);
@@ -401,5 +419,6 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
         qb->term.col = col;
         if (L->const_n) qb->fall = -1;
     }
+    free(formula_value);
     free(G.names);
 }

@@ -103,4 +103,12 @@ void swp_info_iu(const loop *L, const int count[WB_NRES], ws_buf *c)
     ws_buf_printf(c, " link %d (one word a clock)\n", count[WB_RES_LINK]);
     ws_buf_printf(c, "        ;*      Host operations on the cells     : %d feeds (%d constant), %d host loads, "
                   "%d host addresses\n", feeds, constant, loads, addresses);
+    /* The kernel's dbnz counts a trip count no data and no cell number decide:
+     * seed 002 (4.2) has the IU count such loops and send the cells their
+     * branches through the address path, which is not modelled yet. */
+    if (L->n > 0)
+        ws_buf_printf(c, "        ;*      Loop control on the cells        : 1 the IU could do (dbnz; %d trips, known)\n",
+                      L->n);
+    else
+        ws_buf_puts(c, "        ;*      Loop control on the cells        : 0 the IU could do (the trip count is not known when compiling)\n");
 }

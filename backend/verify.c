@@ -105,8 +105,10 @@ static void check_ins(verifier *V, const wb_block *b, const wb_ins *in, int is_t
         if (in->cycle < 0 || in->cycle >= b->len)
             fault(V, b, in, "issue clock %d outside the block's %d bundles", in->cycle, b->len);
         int mop = in->mop;
-        int ok = mop == op || (op == WB_COPY && (mop == WT_OP_MV || mop == WT_OP_MOV)) ||
-                 (op == WT_OP_IADD && mop == WT_OP_LEA);
+        wt_op choices[WT_MAX_ALTS];
+        unsigned nc = wb_mop_choices(op, 0, choices);
+        int ok = 0;
+        for (unsigned k = 0; k < nc; k++) ok |= mop == (int)choices[k];
         if (!ok) fault(V, b, in, "scheduled as '%s', which cannot run it", mop > 0 && mop < WT_NOPS ? wt_ops[mop].name : "?");
     }
 }
@@ -161,13 +163,17 @@ static void add_to_bundle(verifier *V, const wb_block *b, const wb_ins *in, wt_b
     wb_opnd added[3];
     int extra = wb_new_literals(lits, *nlits, in, added);
     wt_unit_class uc = wt_ops[in->mop].uclass;
-    if (!wt_bundle_fits(NULL, use, uc, 0))
+    unsigned res = wt_op_res((wt_op)in->mop, in->iu);
+    if (!wt_bundle_fits(NULL, use, res, 0))
         fault(V, b, in, "no free %s%s slot in the bundle at clock %d", in->iu ? "interface unit " : "",
               wt_unit_class_name(uc), in->cycle);
-    else if (!wt_bundle_fits(NULL, use, uc, (unsigned)extra))
+    else if (!wt_bundle_fits(NULL, use, res, (unsigned)extra))
         fault(V, b, in, "a third distinct literal in the bundle at clock %d", in->cycle);
+    else if (wb_iu_feeds(in) && !wt_bundle_fits(NULL, use, WT_RES_LINK, 0))
+        fault(V, b, in, "a second word through the interface unit's link in the bundle at clock %d", in->cycle);
     else {
-        wt_bundle_take(use, uc, (unsigned)extra);
+        wt_bundle_take(use, res, (unsigned)extra);
+        if (wb_iu_feeds(in)) wt_bundle_take(use, WT_RES_LINK, 0);
         for (int j = 0; j < extra; j++) lits[(*nlits)++] = added[j];
         wt_bundle_add_gates(use, in->d.kind == WB_O_REG ? (int)in->d.v : -1, srcs, nsrc);
     }
@@ -192,16 +198,13 @@ static void check_bundles(verifier *V, const wb_block *b)
         if (in->cycle >= 0 && in->cycle < b->len) byclock[start[in->cycle] + count[in->cycle]++] = i;
     }
     for (int c = 0; c < b->len && !V->failed; c++) {
-        wt_bundle_use use[2];   /* the cells' part and the interface unit's */
+        wt_bundle_use use = {0};   /* the cells' part and the interface unit's */
         wb_opnd lits[WT_BUNDLE_LITERALS];
-        int nlits = 0, link = 0;
-        memset(use, 0, sizeof use);
+        int nlits = 0;
         for (int k = start[c]; k < start[c + 1]; k++) {
             int i = byclock[k];
             const wb_ins *in = i < b->nins ? &b->ins[i] : &b->term;
-            add_to_bundle(V, b, in, &use[in->iu != 0], lits, &nlits);
-            if ((link += wb_iu_feeds(in)) > 1)
-                fault(V, b, in, "a second word through the interface unit's link in the bundle at clock %d", in->cycle);
+            add_to_bundle(V, b, in, &use, lits, &nlits);
         }
     }
     free(count);

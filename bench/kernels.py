@@ -8,7 +8,10 @@ and a host reference, compiled and run on both models.
         bound: the unit class behind ResMII, or "rec" where RecMII decides), the
         cycles, cycles per result against the unit-bound minimum (the kernel's
         float operations over the float units of all its cells), and the mean
-        utilisation of the float adder (FA) and multiplier (FM) over the cells.
+        utilisation of the float adder (FA) and multiplier (FM) over the cells;
+        under a Warp row, the pipelined loops whose cell code holds operations
+        the interface unit could do (issue 15: host feeds of host data, host
+        loads, host addresses, loop control; the loop reports count them).
     bench/kernels.py --check [--build build]
         checks every kernel's results against its reference at -O0..-O3, with
         software pipelining on and off, on both models (the ctest bench.kernels),
@@ -215,13 +218,15 @@ def run(bindir, name, flags, tmp):
 
 def loops(bindir, name, flags, tmp):
     """Each pipelined loop as LINE:II/MII(bound), from the assembly's information
-    block; and each innermost loop left alone, with why."""
+    block; each innermost loop left alone, with why; and (Warp) each pipelined
+    loop's cell operations an iteration that the interface unit could do (host
+    feeds of host data, host loads, host addresses, loop control), as LINE:N."""
     src = os.path.join(KDIR, name + ".w2")
     asm = os.path.join(tmp, name + ".s")
     subprocess.run([os.path.join(bindir, "warp-cc")] + flags + ["-S", "-o", asm, src], check=True,
                    capture_output=True)
     text = open(asm).read()
-    out, left = [], []
+    out, left, iu = [], [], []
     for block in text.split("SOFTWARE PIPELINE INFORMATION")[1:]:
         block = block.split("*--")[0]
         line = re.search(r"Loop source line\s*: .*?:(\d+)", block).group(1)
@@ -234,7 +239,14 @@ def loops(bindir, name, flags, tmp):
         ii, mii, res, rec = (int(g) for g in m.groups())
         bound = re.search(r"Resource bound\s*: \d+ \(ResMII, ([^)]*)\)", block).group(1)
         out.append("%s:%d/%d%s%s" % (line, ii, mii, "" if ii == mii else "!", "rec" if rec > res else bound))
-    return out, left
+        host = re.search(r"Host operations on the cells\s*: (\d+) feeds \((\d+) constant\), (\d+) host loads, "
+                         r"(\d+) host addresses", block)
+        control = re.search(r"Loop control on the cells\s*: (\d+)", block)
+        n = (int(host.group(1)) - int(host.group(2)) + int(host.group(3)) + int(host.group(4)) if host else 0) + \
+            (int(control.group(1)) if control else 0)
+        if n:
+            iu.append("%s:%d" % (line, n))
+    return out, left, iu
 
 
 KERNELS_BY_NAME = {k[0]: k for k in KERNELS}
@@ -255,8 +267,9 @@ def table(bindir, opt, models):
                 minimum = max(fa_ops, fm_ops) * FLOAT_OP_CLOCKS[model] / cells / nres
                 flags = ["-" + opt, "-mcpu=" + model]
                 ok, cycles, fa, fm, why = run(bindir, name, flags, tmp)
-                lp, left = loops(bindir, name, flags, tmp)
+                lp, left, iu = loops(bindir, name, flags, tmp)
                 if left: why = (why + "; " if why else "") + "not pipelined: " + ", ".join(left)
+                if iu: why = (why + "; " if why else "") + "cell operations the IU could do: " + " ".join(iu)
                 rows.append((name, model, cells, "ok" if ok else "FAIL", cycles, cycles / nres if ok else 0.0,
                              minimum, fa, fm, " ".join(lp), why))
     print("kernel      model  cells result   cycles  cyc/result  min/result   FA%%   FM%%  loops LINE:II/MII bound (-%s)"

@@ -14,8 +14,10 @@ noisy.
 (issue 18: 100 million cell-clocks per CPU second on Warp and 60 million on iWarp at
 64 cells on one core). With --threads N it also prints each stream's speed per wall
 second with 1 and with N threads, and their ratio (issue 18: 1.5 for 256 cells on
-iWarp with 2 threads); a loaded machine makes that figure meaningless, since every
-simulated clock waits for every thread.
+iWarp with 2 threads), with each thread's CPU seconds and the share of its time it
+waited at the clocks' barriers, and the load average; a loaded machine makes the
+ratio meaningless (a thread the scheduler does not run leaves its parts to the
+others, so the run is then about as fast as one thread, no faster).
 
 --comm prints the iWarp communication agent's figures instead: the 64-cell array
 streaming between neighbours and the 10-cell polynomial (W2, -mcpu=iwarp, through
@@ -58,17 +60,40 @@ COMM_PROGRAMS = [
 ]
 
 
+def simspeed_fields(bindir, img, repeat, extra):
+    out = subprocess.run([os.path.join(bindir, "bench-simspeed"), img, "--repeat", str(repeat)] + extra,
+                         check=True, capture_output=True, text=True).stdout.split()
+    return dict(zip(out[0::2], out[1::2]))
+
+
 def simspeed(bindir, img, repeat, extra, runs, field="mcell_cycles_per_s"):
     """Median, min and max speed (FIELD of bench-simspeed) over RUNS measurements, the
     cycles and the cells."""
     speeds, cycles, cells = [], 0, 0
     for _ in range(runs):
-        out = subprocess.run([os.path.join(bindir, "bench-simspeed"), img, "--repeat", str(repeat)] + extra,
-                             check=True, capture_output=True, text=True).stdout.split()
-        fields = dict(zip(out[0::2], out[1::2]))
+        fields = simspeed_fields(bindir, img, repeat, extra)
         speeds.append(float(fields[field]))
         cycles, cells = int(fields["cycles"]), int(fields["cells"])
     return statistics.median(speeds), min(speeds), max(speeds), cycles, cells
+
+
+def threaded(bindir, img, repeat, threads, runs):
+    """Wall-clock speeds with 1 and THREADS threads, measured alternately (the load
+    changes between runs), their medians and ratio, and the median over the threaded
+    runs of each thread's CPU seconds and share of its time waiting at barriers."""
+    one, many, cpu, wait = [], [], [[] for _ in range(threads)], [[] for _ in range(threads)]
+    for _ in range(runs):
+        one.append(float(simspeed_fields(bindir, img, repeat, ["--threads", "1"])["mcell_cycles_per_wall_s"]))
+        fields = simspeed_fields(bindir, img, repeat, ["--threads", str(threads)])
+        many.append(float(fields["mcell_cycles_per_wall_s"]))
+        for i in range(threads):
+            if "thread%d_cpu_seconds" % i in fields:
+                cpu[i].append(float(fields["thread%d_cpu_seconds" % i]))
+                wait[i].append(float(fields["thread%d_wait_share" % i]))
+    a, b = statistics.median(one), statistics.median(many)
+    use = " ".join("%.2fs/%.0f%%" % (statistics.median(c), 100 * statistics.median(w))
+                   for c, w in zip(cpu, wait) if c)
+    return a, b, b / a, use or "one thread"
 
 
 def comm(bindir, runs):
@@ -106,7 +131,7 @@ def stream_source(cells):
 
 
 def streams(bindir, runs, threads):
-    rows, threaded = [], []
+    rows, threaded_rows, loads = [], [], []
     extra = []
     with tempfile.TemporaryDirectory() as tmp:
         for cells in STREAM_CELLS:
@@ -120,19 +145,21 @@ def streams(bindir, runs, threads):
                 med, lo, hi, cycles, ncells = simspeed(bindir, img, repeat, extra, runs)
                 rows.append(("stream%d" % cells, cpu, ncells, cycles, med, lo, hi))
                 if threads > 1:
-                    wall = [simspeed(bindir, img, repeat, extra + ["--threads", str(n)], runs,
-                                     "mcell_cycles_per_wall_s")[0] for n in (1, threads)]
-                    threaded.append(("stream%d" % cells, cpu, ncells, wall[0], wall[1], wall[1] / wall[0]))
+                    loads.append(os.getloadavg()[0])
+                    threaded_rows.append(("stream%d" % cells, cpu, ncells) + threaded(bindir, img, repeat, threads,
+                                                                                       runs))
     print("simulator speed on streams: medians of %d runs, one thread, per CPU second" % runs)
     print("%-11s %-6s %5s %9s %22s" % ("program", "model", "cells", "cycles", "sim Mcell-clk/s (min-max)"))
     for r in rows:
         print("%-11s %-6s %5d %9d %10.1f (%.1f-%.1f)" % r)
-    if threaded:
-        print("\nper wall second, medians of %d runs: 1 thread and %d threads" % (runs, threads))
-        print("%-11s %-6s %5s %12s %12s %7s" % ("program", "model", "cells", "1 thread", "%d threads" % threads,
-                                               "ratio"))
-        for r in threaded:
-            print("%-11s %-6s %5d %12.1f %12.1f %7.2f" % r)
+    if threaded_rows:
+        print("\nper wall second, medians of %d alternated runs: 1 thread and %d threads; each thread's CPU"
+              " seconds/barrier wait share (0: the main thread); load average %.1f-%.1f"
+              % (runs, threads, min(loads), max(loads)))
+        print("%-11s %-6s %5s %12s %12s %7s  %s" % ("program", "model", "cells", "1 thread", "%d threads" % threads,
+                                                   "ratio", "threads"))
+        for r in threaded_rows:
+            print("%-11s %-6s %5d %12.1f %12.1f %7.2f  %s" % r)
     return 0
 
 

@@ -3,7 +3,9 @@
  * simulated cell-clocks per second of CPU time, and per second of wall time (what
  * --threads shortens; CPU time counts every thread's).
  *   bench-simspeed IMAGE [--in NAME=FILE]... [--repeat N] [--topology T] [--channels R,O] [--threads N]
- * Prints: cells C cycles Y runs N cpu_seconds S mcell_cycles_per_s M wall_seconds W mcell_cycles_per_wall_s V */
+ * Prints: cells C cycles Y runs N cpu_seconds S mcell_cycles_per_s M wall_seconds W mcell_cycles_per_wall_s V
+ * and, for a threaded run, each thread's CPU seconds and the share of its time it
+ * waited at the clocks' barriers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +70,11 @@ int main(int argc, char **argv)
     prog.comm = &comm;
     double busy = 0, wall = 0;
     uint64_t cycles = 0;
+    /* Each thread's CPU seconds and barrier wait over all runs (threaded runs only). */
+    enum { MAX_THREADS_SHOWN = 16 };
+    double thread_cpu[MAX_THREADS_SHOWN] = {0};
+    uint64_t thread_ticks[MAX_THREADS_SHOWN] = {0}, thread_wait[MAX_THREADS_SHOWN] = {0};
+    int nthreads = 0;
     int cells = 0;
     for (int r = 0; r < repeat; r++) {
         wsim *sim = wsim_new(&prog, err, sizeof err);
@@ -97,12 +104,24 @@ int main(int argc, char **argv)
         }
         cycles = wsim_cycles(sim);
         cells = wsim_ncells(sim);
+        const wsim_thread_use *use;
+        nthreads = wsim_thread_figures(sim, &use);
+        if (nthreads > MAX_THREADS_SHOWN) nthreads = MAX_THREADS_SHOWN;
+        for (int i = 0; i < nthreads; i++) {
+            thread_cpu[i] += use[i].cpu_seconds;
+            thread_ticks[i] += use[i].ticks;
+            thread_wait[i] += use[i].wait_ticks;
+        }
         wsim_free(sim);
     }
     double cell_cycles = (double)cycles * cells * repeat;
     printf("cells %d cycles %llu runs %d cpu_seconds %.4f mcell_cycles_per_s %.2f wall_seconds %.4f "
            "mcell_cycles_per_wall_s %.2f\n", cells, (unsigned long long)cycles, repeat, busy,
            busy > 0 ? cell_cycles / busy / 1e6 : 0.0, wall, wall > 0 ? cell_cycles / wall / 1e6 : 0.0);
+    /* Threaded: per thread, "threadI_cpu_seconds S threadI_wait_share F" (0 the caller). */
+    for (int i = 0; i < nthreads; i++)
+        printf("thread%d_cpu_seconds %.4f thread%d_wait_share %.3f\n", i, thread_cpu[i], i,
+               thread_ticks[i] ? (double)thread_wait[i] / (double)thread_ticks[i] : 0.0);
     wrt_image_free(img);
     return 0;
 }

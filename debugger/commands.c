@@ -739,8 +739,9 @@ static int cmd_x(wdb *d, const char *args, FILE *out)
                 d->x_next = addr;
                 return wdb_error(d, "Cannot access memory at address 0x%x", addr);
             }
-            char text[1024], sym[128];
-            wt_format_insn(&d->img->code[addr / WT_BUNDLE_BYTES], text, sizeof text, target_name, d);
+            char text[2048], sym[128];
+            wdb_format_bundle(&d->img->code[addr / WT_BUNDLE_BYTES], d->img->iu_code ? &d->img->iu_code[addr / WT_BUNDLE_BYTES] : NULL, text,
+                          sizeof text, target_name, d);
             const char *y = wdb_sym(d, addr, sym, sizeof sym);
             fprintf(out, "%s0x%x%s%s%s:\t%s\n", addr == pc ? "=> " : "   ", addr, y ? " <" : "", y ? y : "", y ? ">" : "", text);
         }
@@ -1333,8 +1334,9 @@ static int disassemble_range(wdb *d, const char *args, FILE *out)
     uint32_t pc = wdb_pc(d, d->sel);
     fprintf(out, "Dump of assembler code from 0x%x to 0x%x:\n", lo, hi);
     for (uint32_t a = lo - lo % WT_BUNDLE_BYTES; a < hi && a / WT_BUNDLE_BYTES < d->img->ncode; a += WT_BUNDLE_BYTES) {
-        char text[1024], sym[128];
-        wt_format_insn(&d->img->code[a / WT_BUNDLE_BYTES], text, sizeof text, target_name, d);
+        char text[2048], sym[128];
+        wdb_format_bundle(&d->img->code[a / WT_BUNDLE_BYTES], d->img->iu_code ? &d->img->iu_code[a / WT_BUNDLE_BYTES] : NULL, text,
+                          sizeof text, target_name, d);
         if (wdb_sym(d, a, sym, sizeof sym))
             fprintf(out, "%s 0x%08x <%s>:\t%s\n", d->sim && a == pc ? "=>" : "  ", a, sym, text);
         else fprintf(out, "%s 0x%08x:\t%s\n", d->sim && a == pc ? "=>" : "  ", a, text);
@@ -1388,8 +1390,9 @@ static int cmd_disassemble(wdb *d, const char *args, FILE *out)
     }
     fprintf(out, "Dump of assembler code for function %s:\n", name);
     for (uint32_t a = lo; a < hi && a / WT_BUNDLE_BYTES < d->img->ncode; a += WT_BUNDLE_BYTES) {
-        char text[1024];
-        wt_format_insn(&d->img->code[a / WT_BUNDLE_BYTES], text, sizeof text, target_name, d);
+        char text[2048];
+        wdb_format_bundle(&d->img->code[a / WT_BUNDLE_BYTES], d->img->iu_code ? &d->img->iu_code[a / WT_BUNDLE_BYTES] : NULL, text,
+                          sizeof text, target_name, d);
         fprintf(out, "%s 0x%08x <+%u>:\t%s\n", d->sim && a == pc ? "=>" : "  ", a, a - lo, text);
     }
     fprintf(out, "End of assembler dump.\n");

@@ -2,7 +2,7 @@
  * table (-t), relocations (-r), and disassembly (-d) through target/'s decoder,
  * with source lines interleaved from the DWARF line table (-S). Objects and
  * images alike; every offset, size and index is checked before it is used. */
-#include "warp_debugger.h"
+#include "wdb_internal.h"
 
 #include <elf.h>
 #include <gelf.h>
@@ -311,6 +311,45 @@ static const char *target_name(void *ctx, unsigned target)
     return T->buf;
 }
 
+/* The Warp interface unit's program (.warp.iu), a bundle beside each of the code
+ * section's (docs/design.md, section 1, "The interface unit"); 0 if there is none. */
+static size_t iu_section(const dump *D, const dsec *text)
+{
+    if (strcmp(text->name, ".text") != 0) return 0;
+    for (size_t k = 1; k < D->n; k++)
+        if (D->s[k].sh.sh_type == SHT_PROGBITS && strcmp(D->s[k].name, ".warp.iu") == 0 &&
+            D->s[k].sh.sh_size == text->sh.sh_size)
+            return k;
+    return 0;
+}
+
+static int empty_bundle(const wt_insn *in)
+{
+    for (int s = 0; s < WT_NSLOTS; s++)
+        if (in->slot[s].op != WT_OP_NONE) return 0;
+    return 1;
+}
+
+void wdb_format_bundle(const wt_insn *cells, const wt_insn *iu, char *buf, size_t size,
+                       const char *(*target_name)(void *ctx, unsigned target), void *ctx)
+{
+    int n = wt_format_insn(cells, buf, size, target_name, ctx);
+    if (!iu || empty_bundle(iu) || (size_t)n + 5 > size) return;
+    memcpy(buf + n, " || ", 5);
+    wt_format_insn(iu, buf + n + 4, size - (size_t)n - 4, target_name, ctx);
+}
+
+/* The IU's literals are relocated apart (.rela.warp.iu, offsets as in .text): "iu " before them. */
+static void print_relocs_at(dump *D, const rel *rels, size_t nrel, uint64_t off, const char *side, FILE *out)
+{
+    for (size_t i = 0; i < nrel; i++)
+        if (rels[i].offset == off) {
+            char val[300];
+            reloc_value(D, &rels[i], val, sizeof val);
+            fprintf(out, "\t\t\t%s%x: %s\t%s\n", side, rels[i].offset, reloc_name(rels[i].type) ? reloc_name(rels[i].type) : "*unknown*", val);
+        }
+}
+
 static void print_disassembly(dump *D, int source, int with_relocs, FILE *out)
 {
     for (size_t t = 1; t < D->n; t++) {
@@ -318,9 +357,12 @@ static void print_disassembly(dump *D, int source, int with_relocs, FILE *out)
         if (!(s->sh.sh_flags & SHF_EXECINSTR) || s->sh.sh_type != SHT_PROGBITS) continue;
         const uint8_t *p = contents(D, t);
         if (!p) continue;
-        size_t nrel;
+        size_t nrel, niu_rel = 0, iu = iu_section(D, s);
         rel *rels = with_relocs ? relocs_for(D, t, &nrel) : NULL;
         if (!rels) nrel = 0;
+        const uint8_t *iu_code = iu ? contents(D, iu) : NULL;
+        rel *iu_rels = iu_code && with_relocs ? relocs_for(D, iu, &niu_rel) : NULL;
+        if (!iu_rels) niu_rel = 0;
         fprintf(out, "Disassembly of section %s:\n", s->name);
         tctx T = {D, t, ""};
         uint32_t last_line = 0, last_file = UINT32_MAX;
@@ -347,20 +389,18 @@ static void print_disassembly(dump *D, int source, int with_relocs, FILE *out)
                 last_line = r->line;
                 last_file = r->file;
             }
-            wt_insn in;
-            char text[1024];
+            wt_insn in, iu_in;
+            char text[2048];
+            int iu_bad = iu_code && wt_decode(iu_code + off, &iu_in) != 0;
             if (wt_decode(p + off, &in) != 0) snprintf(text, sizeof text, "(bad)");
-            else wt_format_insn(&in, text, sizeof text, target_name, &T);
-            fprintf(out, "%8x:\t%s\n", addr, text);
-            for (size_t i = 0; i < nrel; i++)
-                if (rels[i].offset == off) {
-                    char val[300];
-                    reloc_value(D, &rels[i], val, sizeof val);
-                    fprintf(out, "\t\t\t%x: %s\t%s\n", rels[i].offset, reloc_name(rels[i].type) ? reloc_name(rels[i].type) : "*unknown*", val);
-                }
+            else wdb_format_bundle(&in, iu_code && !iu_bad ? &iu_in : NULL, text, sizeof text, target_name, &T);
+            fprintf(out, "%8x:\t%s%s\n", addr, text, iu_bad ? " || (bad)" : "");
+            print_relocs_at(D, rels, nrel, off, "", out);
+            print_relocs_at(D, iu_rels, niu_rel, off, "iu ", out);
         }
         fprintf(out, "\n");
         free(rels);
+        free(iu_rels);
     }
 }
 

@@ -140,6 +140,11 @@ int wdb_source(wdb *d, uint32_t file, uint32_t line, const char **text, size_t *
 const char *wdb_basename(const char *path);
 /* A symbolic program address: "poly+920", or NULL. */
 const char *wdb_sym(wdb *d, uint32_t addr, char *buf, size_t size);
+/* A bundle as the assembler reads it: the cells' operations, then, if the Warp
+ * interface unit does anything beside them (iu may be NULL), ` || ` and the IU's
+ * (objdump.c). */
+void wdb_format_bundle(const wt_insn *cells, const wt_insn *iu, char *buf, size_t size,
+                       const char *(*target_name)(void *ctx, unsigned target), void *ctx);
 const char *wdb_cell_state(wdb *d, int cell, char *buf, size_t size);
 
 /* RUN_UNTIL: next, but not back to a line before (a loop's jump back runs on);

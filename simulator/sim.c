@@ -457,6 +457,7 @@ static void wsim_release(wsim *s)
     free(s->parts);
     free(s->seam);
     free(s->host_at_start);
+    free(s->thread_use);
 }
 
 void wsim_free(wsim *s)
@@ -1100,6 +1101,12 @@ static void warp_clock(wsim *s)
 
 void wsim_set_threads(wsim *s, int n) { s->threads = n < 1 ? 1 : n; }
 
+int wsim_thread_figures(const wsim *s, const wsim_thread_use **use)
+{
+    *use = s->thread_use;
+    return s->nthread_use;
+}
+
 /* A Warp cell touches its own queues and its neighbours' only, so each thread takes
  * a run of cells whose neighbours are its own too: its group but the first and the
  * last, which (with the ends, which meet the host) are the seam, run after the
@@ -1273,9 +1280,13 @@ static int plan_iwarp_parts(wsim *s, int n)
 
 enum { WSIM_PHASE_BUSES, WSIM_PHASE_ISSUE };
 
-/* A thread's part of an iWarp clock: the buses of its cells off the seam, or their
- * issue at t and then their landing at t+1 (what lands at t+1 is seen by no cell's
- * issue at t: it is the cell's own registers and channels). */
+/* A thread's part of an iWarp clock t: the buses of its cells off the seam at t (the
+ * first clock only), or their issue at t, their landing at t+1 and their buses at
+ * t+1, so that a clock takes one barrier. The parallel part runs before the seam
+ * cells issue at t, and nothing it does at t+1 can change that issue or be changed by
+ * it: what a cell lands is its own registers and channels; a word a bus moves at t+1
+ * arrives at t+1+link; and a seam cell's dequeue at t returns its credit at
+ * t+credit_latency > t+1, after the bus's step has taken what was due. */
 static void iwarp_part(void *ctx, int i)
 {
     wsim *s = ctx;
@@ -1299,36 +1310,54 @@ static void iwarp_part(void *ctx, int i)
         }
         if (c->wheel_n[next]) land(s, c, t + 1, next);
     }
+    if (!__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) wca_step_part(s->comm, i, 0, t + 1);
     wca_part_end(s->comm);
     p->horizon = horizon;
     p->nhalted = nhalted;
     p->issued = issued;
 }
 
-/* One iWarp clock on the threads, as begin_clock and issue_clock: 0, 1 at the limit
- * (status RUNNING), or -1 if a cell faulted (the run is made again alone). */
-static int iwarp_clock_parallel(wsim *s, uint64_t max_cycles)
+/* Lands the seam cells at t: 0, or -1 if one faulted. */
+static int land_seam(wsim *s, uint64_t t)
 {
-    uint64_t t = s->cycle;
     unsigned slot = (unsigned)(t & s->wheel_mask);
     for (int j = 0; j < s->nseam; j++) {
         wsim_cell *c = &s->cells[s->seam[j]];
         if (c->wheel_n[slot]) land(s, c, t, slot);
         if (s->status != WSIM_RUNNING) return -1;
     }
+    return 0;
+}
+
+/* The seam's buses at t, after the parts': whether any part's or the seam's moved a
+ * word. */
+static int step_seam_buses(wsim *s, uint64_t t)
+{
+    int progress = wca_parts_merge(s->comm);
+    for (int i = 0; i < s->nparts; i++) {
+        wca_part_begin(s->comm, i);
+        wca_step_part(s->comm, i, 1, t);
+        wca_part_end(s->comm);
+    }
+    return progress | wca_parts_merge(s->comm);
+}
+
+/* One iWarp clock on the threads, as begin_clock and issue_clock: 0, 1 at the limit
+ * (status RUNNING), or -1 if a cell faulted or the array deadlocked (the run is made
+ * again alone: the parts have stepped their buses at t+1, which one pass would not). */
+static int iwarp_clock_parallel(wsim *s, uint64_t max_cycles)
+{
+    uint64_t t = s->cycle;
     if (s->agent_clock != t + 1) {
+        /* The first clock, or the first after a stop at the limit; later clocks
+         * landed the seam and stepped the buses with the clock before. */
+        if (land_seam(s, t) != 0) return -1;
         s->agent_clock = t + 1;
         s->phase = WSIM_PHASE_BUSES;
         s->in_parallel = 1;
         wsim_pool_run(s->pool);
         s->in_parallel = 0;
-        int progress = wca_parts_merge(s->comm);
-        for (int i = 0; i < s->nparts; i++) {
-            wca_part_begin(s->comm, i);
-            wca_step_part(s->comm, i, 1, t);
-            wca_part_end(s->comm);
-        }
-        s->agent_progress = progress | wca_parts_merge(s->comm);
+        s->agent_progress = step_seam_buses(s, t);
     }
     if (s->sink_n && s->addr_n) host_pair(s, t);
     if (s->status != WSIM_RUNNING) return -1;
@@ -1340,7 +1369,7 @@ static int iwarp_clock_parallel(wsim *s, uint64_t max_cycles)
     s->phase = WSIM_PHASE_ISSUE;
     int issued = run_parts(s);
     if (issued < 0) return -1;
-    wca_parts_merge(s->comm);
+    int progress_next = wca_parts_merge(s->comm);
     for (int j = 0; j < s->nseam; j++) {
         int k = s->seam[j];
         wsim_cell *c = &s->cells[k];
@@ -1348,11 +1377,12 @@ static int iwarp_clock_parallel(wsim *s, uint64_t max_cycles)
         issued |= issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_IWARP);
         if (s->status != WSIM_RUNNING) return -1;
     }
-    /* Nothing lands after the horizon: the cells' landing at t+1 changed nothing. */
-    if (!issued && !s->agent_progress && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
-        wsim_deadlock(s);
-        return 0;
-    }
+    /* The parts' buses at t+1 moved nothing and noted nothing if nothing was due by
+     * t, so the horizon decides as in one pass. */
+    if (!issued && !s->agent_progress && wsim_horizon(s) <= t && s->nhalted < s->ncells) return -1;
+    if (land_seam(s, t + 1) != 0) return -1;
+    s->agent_clock = t + 2;
+    s->agent_progress = progress_next | step_seam_buses(s, t + 1);
     s->cycle = t + 1;
     return 0;
 }
@@ -1367,8 +1397,9 @@ static void start_threads(wsim *s)
     if (n < 2) return;
     if (s->comm) {
         /* Buses step in any order within a clock only if neither a word nor a credit
-         * crosses a link within it. */
-        if (uses_agent_beyond_data(s) || s->model->credit_latency < 1 || s->link < 1) return;
+         * crosses a link within it, and a part's buses step at t+1 before the seam
+         * issues at t only if the seam's credits take longer. */
+        if (uses_agent_beyond_data(s) || s->model->credit_latency < 2 || s->link < 1) return;
         if (plan_iwarp_parts(s, n) != 0) {
             for (int i = 0; i < n; i++) free(s->parts[i].cells);
             free(s->parts);
@@ -1384,7 +1415,7 @@ static void start_threads(wsim *s)
     s->pool = wsim_pool_new(n, s->comm ? iwarp_part : warp_part, s);
     if (wsim_pool_size(s->pool) < n) {
         /* A thread could not start: one pass. */
-        wsim_pool_free(s->pool);
+        wsim_pool_free(s->pool, NULL);
         s->pool = NULL;
         s->nparts = -1;
         if (s->comm) wca_use_parts(s->comm, 0, NULL, NULL);
@@ -1396,7 +1427,9 @@ static void start_threads(wsim *s)
 
 static void stop_threads(wsim *s)
 {
-    wsim_pool_free(s->pool);
+    free(s->thread_use);
+    s->thread_use = NULL;
+    s->nthread_use = wsim_pool_free(s->pool, &s->thread_use);
     s->pool = NULL;
     if (s->comm) wca_use_parts(s->comm, 0, NULL, NULL);
 }

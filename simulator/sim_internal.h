@@ -165,7 +165,9 @@ typedef struct wsim_pool wsim_pool;
 wsim_pool *wsim_pool_new(int n, void (*work)(void *ctx, int part), void *ctx);
 int wsim_pool_size(const wsim_pool *p); /* fewer than asked if a thread could not start */
 void wsim_pool_run(wsim_pool *p);
-void wsim_pool_free(wsim_pool *p);
+/* Ends the threads; with use, a new array of what each did (0 the caller), and
+ * returns how many there were. */
+int wsim_pool_free(wsim_pool *p, wsim_thread_use **use);
 
 /* One thread's share of a clock: cells lo..hi-1 (Warp) or those listed (iWarp),
  * none of which touches a cell of another share, and what its issues add to the
@@ -224,6 +226,8 @@ struct wsim {
     int in_parallel;         /* a parallel phase runs: a fault is only noted (par_fault) */
     int par_fault;           /* atomic: a cell faulted or waited against the skew in one */
     uint8_t *host_at_start;  /* host memory before the first clock, for a run again alone */
+    wsim_thread_use *thread_use; /* the last threaded run's threads (wsim_thread_figures) */
+    int nthread_use;
 };
 
 /* Operations of unit class uc the cell issued. */

@@ -1,32 +1,68 @@
-/* The threads of a run: a pool that runs one phase of a clock on every thread and
- * returns when all have finished it. A clock of a large array is a few microseconds
- * of work, so threads wait for the next phase spinning, and yield the core once the
- * wait grows long (the machine may have fewer free cores than threads). */
+/* The threads of a run: a pool that runs the parts of one phase of a clock and returns
+ * when all have finished. A clock of a large array is a few microseconds of work, so
+ * threads wait for the next phase spinning, and yield the core once the wait grows long.
+ *
+ * A part is not bound to a thread: every thread, the caller's included, claims the
+ * parts of a phase one at a time until none is left. On free cores each thread finds
+ * a part waiting; on a loaded machine a thread the scheduler has not run for a while
+ * simply claims nothing, and the caller runs its part instead of waiting a time slice
+ * for it every clock (with one barrier per clock that wait made a threaded run ten
+ * times slower than one thread). Which thread runs a part changes no result: a part
+ * touches only its own cells and its own figures. */
 #include "sim_internal.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "warp_support.h"
 
 /* Pauses before a waiting thread starts yielding its core. */
 #define SPINS_BEFORE_YIELD 2000
 
-typedef struct worker {
-    _Alignas(WS_CACHE_LINE) uint64_t done; /* the last phase it finished (atomic) */
+/* A ticket is the phase above PART_BITS and the next part to claim below them, in one
+ * word so that a thread still on the previous phase can claim nothing of this one. */
+#define PART_BITS 16
+#define PART_MASK ((UINT64_C(1) << PART_BITS) - 1)
+
+/* A fine clock for the wait share: the time stamp counter where there is one. */
+static inline uint64_t ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One thread's place: the figures it keeps about itself (wsim_thread_use). */
+typedef struct member {
+    _Alignas(WS_CACHE_LINE) uint64_t start, wait; /* ticks */
+    double cpu_start;
+    wsim_thread_use use;
     pthread_t thread;
     struct wsim_pool *pool;
-    int part;
-} worker;
+} member;
 
 struct wsim_pool {
-    _Alignas(WS_CACHE_LINE) uint64_t phase; /* the phase under way (atomic); starts at 0 */
-    int stop;                    /* atomic: workers leave */
+    _Alignas(WS_CACHE_LINE) uint64_t ticket; /* atomic */
+    _Alignas(WS_CACHE_LINE) int finished;    /* parts of this phase done (atomic) */
+    _Alignas(WS_CACHE_LINE) int stop;        /* atomic: workers leave */
     int n;
+    uint64_t phase;                          /* the caller's: the phase under way */
     void (*work)(void *ctx, int part);
     void *ctx;
-    worker *workers;             /* parts 1..n-1; part 0 is the caller's */
+    member *members;                         /* 0 the caller's, 1..n-1 the threads' */
 };
 
 static void relax(unsigned *spins)
@@ -40,36 +76,67 @@ static void relax(unsigned *spins)
     sched_yield();
 }
 
+/* Runs parts of phase ph until none is left to claim. */
+static void claim_parts(wsim_pool *p, uint64_t ph)
+{
+    uint64_t cur = __atomic_load_n(&p->ticket, __ATOMIC_ACQUIRE);
+    while ((cur >> PART_BITS) == ph && (cur & PART_MASK) < (uint64_t)p->n) {
+        if (!__atomic_compare_exchange_n(&p->ticket, &cur, cur + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            continue;
+        p->work(p->ctx, (int)(cur & PART_MASK));
+        __atomic_fetch_add(&p->finished, 1, __ATOMIC_RELEASE);
+        cur = __atomic_load_n(&p->ticket, __ATOMIC_ACQUIRE);
+    }
+}
+
+static void member_start(member *m)
+{
+    m->start = ticks();
+    m->cpu_start = thread_cpu_seconds();
+}
+
+static void member_end(member *m)
+{
+    m->use.cpu_seconds = thread_cpu_seconds() - m->cpu_start;
+    m->use.ticks = ticks() - m->start;
+    m->use.wait_ticks = m->wait;
+}
+
 static void *worker_main(void *arg)
 {
-    worker *w = arg;
-    wsim_pool *p = w->pool;
+    member *m = arg;
+    wsim_pool *p = m->pool;
     uint64_t seen = 0;
+    member_start(m);
     for (;;) {
         unsigned spins = 0;
-        uint64_t ph;
-        while ((ph = __atomic_load_n(&p->phase, __ATOMIC_ACQUIRE)) == seen) {
-            if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) return NULL;
+        uint64_t ph, t0 = ticks();
+        while ((ph = __atomic_load_n(&p->ticket, __ATOMIC_ACQUIRE) >> PART_BITS) == seen) {
+            if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+                m->wait += ticks() - t0;
+                member_end(m);
+                return NULL;
+            }
             relax(&spins);
         }
+        m->wait += ticks() - t0;
         seen = ph;
-        p->work(p->ctx, w->part);
-        __atomic_store_n(&w->done, ph, __ATOMIC_RELEASE);
+        claim_parts(p, ph);
     }
 }
 
 wsim_pool *wsim_pool_new(int n, void (*work)(void *ctx, int part), void *ctx)
 {
     wsim_pool *p = ws_xcalloc_aligned(1, sizeof *p, WS_CACHE_LINE);
+    if (n > (int)PART_MASK) n = (int)PART_MASK;
     p->n = n;
     p->work = work;
     p->ctx = ctx;
-    p->workers = ws_xcalloc_aligned((size_t)n, sizeof *p->workers, WS_CACHE_LINE);
+    p->members = ws_xcalloc_aligned((size_t)n, sizeof *p->members, WS_CACHE_LINE);
+    member_start(&p->members[0]);
     for (int i = 1; i < n; i++) {
-        worker *w = &p->workers[i];
-        w->pool = p;
-        w->part = i;
-        if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+        p->members[i].pool = p;
+        if (pthread_create(&p->members[i].thread, NULL, worker_main, &p->members[i]) != 0) {
             /* No thread: the parts it would have run run on the caller's. */
             p->n = i;
             break;
@@ -82,20 +149,30 @@ int wsim_pool_size(const wsim_pool *p) { return p->n; }
 
 void wsim_pool_run(wsim_pool *p)
 {
-    uint64_t ph = __atomic_load_n(&p->phase, __ATOMIC_RELAXED) + 1;
-    __atomic_store_n(&p->phase, ph, __ATOMIC_RELEASE);
-    p->work(p->ctx, 0);
-    for (int i = 1; i < p->n; i++) {
-        unsigned spins = 0;
-        while (__atomic_load_n(&p->workers[i].done, __ATOMIC_ACQUIRE) != ph) relax(&spins);
-    }
+    uint64_t ph = ++p->phase;
+    /* No thread touches `finished` between the last phase's end and this ticket. */
+    __atomic_store_n(&p->finished, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->ticket, ph << PART_BITS, __ATOMIC_RELEASE);
+    claim_parts(p, ph);
+    if (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) == p->n) return;
+    unsigned spins = 0;
+    uint64_t t0 = ticks();
+    while (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) < p->n) relax(&spins);
+    p->members[0].wait += ticks() - t0;
 }
 
-void wsim_pool_free(wsim_pool *p)
+int wsim_pool_free(wsim_pool *p, wsim_thread_use **use)
 {
-    if (!p) return;
+    if (!p) return 0;
+    int n = p->n;
     __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
-    for (int i = 1; i < p->n; i++) pthread_join(p->workers[i].thread, NULL);
-    free(p->workers);
+    for (int i = 1; i < n; i++) pthread_join(p->members[i].thread, NULL);
+    member_end(&p->members[0]);
+    if (use) {
+        *use = ws_xcalloc((size_t)n, sizeof **use);
+        for (int i = 0; i < n; i++) (*use)[i] = p->members[i].use;
+    }
+    free(p->members);
     free(p);
+    return n;
 }

@@ -65,6 +65,15 @@ void wsim_free(wsim *s);
  * runs on fewer. A run that faults is made again on one thread, so that its report
  * is one thread's (host memory as it was before the first clock). */
 void wsim_set_threads(wsim *s, int n);
+/* What the threads of the last threaded run did, for benchmarks: thread i (0 the
+ * caller's, < the count returned; 0 if the run took one thread) ran `cpu_seconds` and
+ * spent `wait_ticks` of its `ticks` (time stamp counter or nanoseconds) waiting for
+ * the others at the clocks' barriers. */
+typedef struct wsim_thread_use {
+    double cpu_seconds;
+    uint64_t ticks, wait_ticks;
+} wsim_thread_use;
+int wsim_thread_figures(const wsim *s, const wsim_thread_use **use);
 wsim_status wsim_step(wsim *s);                     /* one clock of the whole array */
 wsim_status wsim_run(wsim *s, uint64_t max_cycles); /* until done, fault, deadlock or the limit */
 wsim_status wsim_status_of(const wsim *s);

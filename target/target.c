@@ -19,6 +19,7 @@ static const wt_model models[WT_NMODELS] = {
         .prog_mem_bundles = 8192,    /* chosen */
         .ret_stack_depth = 16,       /* chosen */
         .gate_ops_per_clock = 0,
+        .interface_unit = 1,         /* seed 002, sections 3 and 4.7 */
     },
     [WT_MODEL_IWARP] = {
         .id = WT_MODEL_IWARP, .name = "iwarp",
@@ -106,17 +107,37 @@ unsigned wt_class_slots(wt_unit_class uc)
     return n;
 }
 
-int wt_bundle_fits(const wt_model *m, const wt_bundle_use *u, wt_unit_class uc, unsigned new_literals)
+unsigned wt_res_issue(const wt_model *m, unsigned r)
 {
-    if (uc <= WT_UC_NONE || uc >= WT_NUCLASSES) return 0;
-    unsigned slots = m ? wt_class_issue(m, uc) : wt_class_slots(uc);
-    return u->used[uc] < slots && u->literals + new_literals <= WT_BUNDLE_LITERALS;
+    if (r == WT_UC_NONE || r == WT_RES_IU + WT_UC_NONE || r >= WT_NRES) return 0;
+    if (r < WT_RES_IU) return m ? wt_class_issue(m, (wt_unit_class)r) : wt_class_slots((wt_unit_class)r);
+    if (m && !m->interface_unit) return 0;
+    return r == WT_RES_LINK ? WT_IU_LINK_WORDS : wt_class_slots((wt_unit_class)(r - WT_RES_IU));
 }
 
-void wt_bundle_take(wt_bundle_use *u, wt_unit_class uc, unsigned new_literals)
+const char *wt_res_name(unsigned r)
 {
-    u->used[uc]++;
+    static const char *const iu_names[WT_NUCLASSES] = {"IU none", "IU FA", "IU FM", "IU ALU", "IU MEM", "IU MV", "IU BR"};
+    if (r < WT_RES_IU) return wt_unit_class_name((wt_unit_class)r);
+    if (r < WT_RES_LINK) return iu_names[r - WT_RES_IU];
+    return r == WT_RES_LINK ? "IU link" : "?";
+}
+
+int wt_bundle_fits(const wt_model *m, const wt_bundle_use *u, unsigned res, unsigned new_literals)
+{
+    return u->used[res < WT_NRES ? res : 0] < wt_res_issue(m, res) && u->literals + new_literals <= WT_BUNDLE_LITERALS;
+}
+
+void wt_bundle_take(wt_bundle_use *u, unsigned res, unsigned new_literals)
+{
+    u->used[res]++;
     u->literals = (uint8_t)(u->literals + new_literals);
+}
+
+int wt_bundle_gates_fit(const wt_model *m, const wt_bundle_use *before, const wt_bundle_use *after)
+{
+    unsigned per_clock = m->gate_ops_per_clock;
+    return !per_clock || wt_bundle_gate_ops(before) == 0 || wt_bundle_gate_ops(after) <= per_clock;
 }
 
 int wt_bundle_add(wt_bundle_use *u, wt_unit_class uc, int dst, const unsigned *srcs, int nsrc)

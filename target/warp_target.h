@@ -29,6 +29,9 @@ typedef struct wt_model {
     unsigned double_precision;   /* the double-precision operations exist (WT_K_DOUBLE) */
     unsigned int_ops_per_clock;  /* operations of the ALU fields a clock before a bundle takes
                                     longer; 0 = as many as the fields */
+    unsigned interface_unit;     /* Warp: an interface unit beside the end cells, its bundle in the
+                                    cells' format, its link into the array (docs/design.md,
+                                    section 1); 0 = none */
     /* The communication agent (iWarp only; logical_channels = 0: none, neighbour queues). */
     unsigned logical_channels;   /* logical input channels, and output channels, per cell */
     unsigned bus_word_clocks;    /* clocks a physical bus takes to carry one word */
@@ -211,21 +214,45 @@ int wt_symbol_needs_quotes(const char *name);
 static inline int wt_opnd_is_gate_in(unsigned o)  { return wt_opnd_is_gate(o) || wt_opnd_is_pgate(o); }
 static inline int wt_opnd_is_gate_out(unsigned o) { return wt_opnd_is_gate(o) || wt_opnd_is_pgate(o); }
 
+/* Resources an operation of a bundle takes: a slot of a unit class of the cells
+ * (wt_unit_class), or on the Warp (wt_model.interface_unit) the same class of the
+ * interface unit's bundle, which issues beside the cells' (a separate encoding with
+ * the cells' format); and the IU link, which carries WT_IU_LINK_WORDS words a
+ * clock into the array (seed 002, section 3): a host feed written by the IU takes it. */
+enum { WT_RES_IU = WT_NUCLASSES, WT_RES_LINK = 2 * WT_NUCLASSES, WT_NRES };
+#define WT_IU_LINK_WORDS 1
+/* The resource of op in the cells' bundle (iu 0) or the interface unit's (iu 1). */
+static inline unsigned wt_op_res(wt_op op, int iu) { return (unsigned)wt_ops[op].uclass + (iu ? WT_RES_IU : 0); }
+/* Operations of resource r a bundle holds: with m NULL as far as the encoding goes
+ * (the class's slots, the link's words), with a model what issues in one clock on
+ * it (wt_class_issue; none of the interface unit's on a model without one). */
+unsigned wt_res_issue(const wt_model *m, unsigned r);
+/* "ALU", "IU ALU", "IU link" */
+const char *wt_res_name(unsigned r);
+
 typedef struct wt_bundle_use {
-    uint8_t used[WT_NUCLASSES];  /* slots taken per unit class */
+    uint8_t used[WT_NRES];       /* operations per resource (wt_op_res, WT_RES_LINK) */
     uint8_t gates_read;          /* bits 0..3: @xl @yl @xr @yr dequeued; 4, 5: @g0, @g1 */
     uint8_t gates_written;       /* the same bits for the output gates written */
     uint8_t gate_writes;         /* output-gate writes */
     uint8_t literals;            /* literal fields taken */
 } wt_bundle_use;
 
-/* The bundle-legality check: may an operation of class uc bringing new_literals
- * literals the bundle does not hold yet join it? With m NULL, as far as the encoding
- * goes (the class's slots, what assembler and verifier accept); with a model, what
- * issues in one clock on it (wt_class_issue), which schedulers fill bundles to. */
-int wt_bundle_fits(const wt_model *m, const wt_bundle_use *u, wt_unit_class uc, unsigned new_literals);
+/* The bundle-legality check: may an operation taking resource res (a unit class, or
+ * wt_op_res) and bringing new_literals literals the bundle does not hold yet join
+ * it? With m NULL, as far as the encoding goes (the class's slots, what assembler
+ * and verifier accept); with a model, what issues in one clock on it
+ * (wt_res_issue), which schedulers fill bundles to. The cells' and the interface
+ * unit's operations share the literal fields here (the IU's bundle has fields of its
+ * own: a simplification the backend makes). */
+int wt_bundle_fits(const wt_model *m, const wt_bundle_use *u, unsigned res, unsigned new_literals);
 /* Takes the slot and literal fields wt_bundle_fits allowed (gates: wt_bundle_add_gates). */
-void wt_bundle_take(wt_bundle_use *u, wt_unit_class uc, unsigned new_literals);
+void wt_bundle_take(wt_bundle_use *u, unsigned res, unsigned new_literals);
+/* Gate operations: may an operation whose gate operations make the bundle's `after`
+ * join a bundle whose gate operations are `before`, without the bundle taking more
+ * than a clock for them (iWarp: gate_ops_per_clock)? A bundle with none takes any
+ * one operation, however many it has. */
+int wt_bundle_gates_fit(const wt_model *m, const wt_bundle_use *before, const wt_bundle_use *after);
 
 /* Adds an operation of class uc writing dst (WT_OPND_* code, or -1 for none) and
  * reading the nsrc operand codes in srcs (literal codes are fine). Returns 0, or

@@ -483,6 +483,49 @@ static void test_bundle_legality_counts_slots_and_literal_fields(void **state)
     assert_int_equal(wt_insn_use(&in).literals, 1);
 }
 
+/* The Warp interface unit's bundle is part of the same account: its own slots of
+ * each class beside the cells', and its link, which carries one word into the array
+ * a clock; a model without an IU (iWarp) offers none of them. Gate operations: a
+ * bundle takes another operation's only while they fit a clock, unless it has none. */
+static void test_interface_unit_and_link_are_resources(void **state)
+{
+    (void)state;
+    const wt_model *warp = wt_model_get(WT_MODEL_WARP), *iwarp = wt_model_get(WT_MODEL_IWARP);
+    assert_int_equal(wt_op_res(WT_OP_IADD, 0), WT_UC_ALU);
+    assert_int_equal(wt_op_res(WT_OP_IADD, 1), WT_RES_IU + WT_UC_ALU);
+    wt_bundle_use use = {0};
+    wt_bundle_take(&use, WT_UC_ALU, 0);
+    wt_bundle_take(&use, WT_UC_ALU, 0);
+    assert_false(wt_bundle_fits(warp, &use, WT_UC_ALU, 0));
+    assert_true(wt_bundle_fits(warp, &use, wt_op_res(WT_OP_IADD, 1), 0));   /* the IU's ALUs are free */
+    assert_false(wt_bundle_fits(iwarp, &use, wt_op_res(WT_OP_IADD, 1), 0));
+    wt_bundle_take(&use, wt_op_res(WT_OP_IADD, 1), 0);
+    wt_bundle_take(&use, wt_op_res(WT_OP_IADD, 1), 0);
+    assert_false(wt_bundle_fits(NULL, &use, wt_op_res(WT_OP_IADD, 1), 0));
+    assert_int_equal(wt_res_issue(warp, WT_RES_LINK), WT_IU_LINK_WORDS);
+    assert_int_equal(wt_res_issue(iwarp, WT_RES_LINK), 0);
+    assert_true(wt_bundle_fits(warp, &use, WT_RES_LINK, 0));
+    wt_bundle_take(&use, WT_RES_LINK, 0);
+    assert_false(wt_bundle_fits(warp, &use, WT_RES_LINK, 0));
+    assert_string_equal(wt_res_name(WT_RES_LINK), "IU link");
+    assert_string_equal(wt_res_name(WT_RES_IU + WT_UC_MEM), "IU MEM");
+    assert_string_equal(wt_res_name(WT_UC_FA), "FA");
+
+    wt_bundle_use before = {0}, after = {0};
+    unsigned xl = WT_OPND_GATE + WT_Q_XL, yl = WT_OPND_GATE + WT_Q_YL;
+    unsigned three[3] = {xl, yl, WT_OPND_GATE + WT_Q_XR};
+    wt_bundle_add_gates(&after, WT_OPND_GATE + WT_Q_YR, three, 3);
+    assert_true(wt_bundle_gates_fit(iwarp, &before, &after));   /* alone, however many */
+    wt_bundle_add_gates(&before, -1, &xl, 1);
+    after = before;
+    wt_bundle_add_gates(&after, -1, &xl, 1);   /* the same queue: one dequeue */
+    wt_bundle_add_gates(&after, -1, &yl, 1);
+    assert_true(wt_bundle_gates_fit(iwarp, &before, &after));
+    wt_bundle_add_gates(&after, WT_OPND_GATE + WT_Q_XR, NULL, 0);
+    assert_false(wt_bundle_gates_fit(iwarp, &before, &after));
+    assert_true(wt_bundle_gates_fit(warp, &before, &after));
+}
+
 /* Which unit may take a copy or an add is the table's (WT_ALT rows), not a stage's. */
 static void test_alternatives_come_from_the_table(void **state)
 {
@@ -519,6 +562,7 @@ int main(void)
         cmocka_unit_test(test_gate_operations_of_a_bundle),
         cmocka_unit_test(test_bundle_legality_counts_slots_and_literal_fields),
         cmocka_unit_test(test_alternatives_come_from_the_table),
+        cmocka_unit_test(test_interface_unit_and_link_are_resources),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
