@@ -272,6 +272,7 @@ static void run_block(locator *L, const wb_block *b, int rec, uint32_t at)
         uint8_t *overlap = ws_xcalloc((size_t)L->nvar + 1, 1);
         for (int ev = b->dbg_entry; ev; ev = L->f->dbgev[ev].next)
             if (L->f->dbgev[ev].var >= 0 && L->f->dbgev[ev].var < L->nvar) overlap[L->f->dbgev[ev].var] = 1;
+        land_until(L, s, 0);   /* written in the last bundle before: there on entry */
         for (int r = 1; r < NREG; r++)
             if (s->pland[r] != INT_MIN) {
                 forget_register(L, s, (unsigned)r);

@@ -193,10 +193,15 @@ static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_in
      * iterations (names made by if-conversion are never among them). */
     size_t wn = ((size_t)L.nv + 63) / 64;
     uint64_t *after = ws_xcalloc(wn ? wn : 1, sizeof *after);
+    L.exit_live = ws_xcalloc(wn ? wn : 1, sizeof *L.exit_live);
+    L.exit_nv = L.nv;
     for (int k = 0; k < 2; k++) {
         int n;
         const int *in = wb_live_in(live, k ? id : L.exit, &n);
-        for (int j = 0; j < n; j++) wb_bit_set(after, in[j]);
+        for (int j = 0; j < n; j++) {
+            wb_bit_set(after, in[j]);
+            if (!k) wb_bit_set(L.exit_live, in[j]);
+        }
     }
     ok = ok && swp_read_body(&L) && swp_read_exit_test(&L);
     if (ok) swp_trip_count(&L);
@@ -217,6 +222,7 @@ static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_in
         swp_disjoint_ors_to_adds(&L);
         swp_strength_reduce(&L);
         swp_mark_live(&L, after);
+        swp_hoist_invariants(&L, after);
         swp_hoist_literals(&L);
         swp_fold_sends(&L, after);
         /* Received words read straight from their gates, unless a bundle shared
@@ -431,6 +437,7 @@ static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_in
     free(L.einit);
     free(L.hz);
     free(after);
+    free(L.exit_live);
     free(L.origin);
     free(L.copy);
     free(L.by_formula);

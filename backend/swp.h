@@ -78,6 +78,9 @@ typedef struct loop {
     int entry_n;
     int unroll;           /* old iterations a new one runs (swp_unroll.c); 0 or 1: not unrolled */
     int *origin, *copy;   /* unrolled, per vreg: the old body value a name stands for, and its copy */
+    uint64_t *exit_live;  /* the vregs below exit_nv live where the loop exits (the pipeline's way out
+                             with nothing left over assigns only those) */
+    int exit_nv;
     int32_t *by_formula;  /* per vreg (swp_mark_live): an induction variable the pipeline does not
                              step, its value after the loop start + step * iterations; its step */
     uint8_t *formula;     /* per vreg: by_formula applies */
@@ -144,6 +147,7 @@ void swp_add_einit(loop *L, wb_ins in);
 void swp_disjoint_ors_to_adds(loop *L);
 void swp_strength_reduce(loop *L);
 void swp_mark_live(loop *L, const uint64_t *live_after);
+void swp_hoist_invariants(loop *L, const uint64_t *live_after);
 void swp_hoist_literals(loop *L);
 void swp_fold_sends(loop *L, const uint64_t *live_after);
 void swp_fuse_gate_reads(loop *L, const uint64_t *live_after);

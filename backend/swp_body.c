@@ -382,9 +382,18 @@ void swp_strength_reduce(loop *L)
         int t = wb_new_vreg(L->f, 0);
         /* iv may itself be one made here (a shift of a shift): its start is a vreg of the entry's */
         int iv_before = INIT(L, iv, 1) > 0 ? INIT(L, iv, 1) : -INIT(L, iv, 1);
-        swp_add_einit(L, swp_mk(x->in.op, wb_vreg(t), wb_vreg(iv_before), x->in.s[1 - k]));
         int start = t;
         uint32_t below = offset * (uint32_t)scale - (uint32_t)d * (uint32_t)astep;
+        int32_t first;
+        if (INIT(L, iv, 1) > 0 && constant_of(L, wb_vreg(iv_before), &first)) {
+            /* a counter that starts at a literal (j := 0): its start here too, one
+             * move, not a chain of two or three operations ahead of the prologue */
+            swp_add_einit(L, swp_mk(WB_COPY, wb_vreg(t), wb_imm((uint32_t)first * (uint32_t)scale + below, 0),
+                                    (wb_opnd){0}));
+            below = 0;
+        } else {
+            swp_add_einit(L, swp_mk(x->in.op, wb_vreg(t), wb_vreg(iv_before), x->in.s[1 - k]));
+        }
         if (below) {
             int down = (int32_t)below < 0;
             start = wb_new_vreg(L->f, 0);
@@ -464,6 +473,57 @@ void swp_mark_live(loop *L, const uint64_t *live_after)
     }
     for (int v = 1; v < L->nv; v++)
         if (L->formula[v] && L->op[L->def[v]].live) L->formula[v] = 0;
+}
+
+/* An operation of invariants alone (bm + (k << 7) in a loop over j) computes
+ * the same value every iteration: it runs once, in the entry block, and leaves
+ * the body (a slot on its unit every iteration, and a step in the chain to the
+ * load it addresses, which may cost a stage of fill and drain). Only values
+ * read in the iteration that computes them: a read of an earlier iteration's
+ * would, in the first, read what the register held before the loop. The
+ * interface unit's operations stay (its registers are its own, iu.c). */
+void swp_hoist_invariants(loop *L, const uint64_t *live_after)
+{
+    for (int i = 0; i < L->nop; i++) {
+        bop *x = &L->op[i];
+        const wb_ins *in = &x->in;
+        if (!x->live || x->in.iu || x->in.bundle_with || !wb_has_dest(in->op) || !wb_is_vreg(in->d) ||
+            in->op >= WT_NOPS || wt_ops[in->op].kind != WT_K_PURE)
+            continue;
+        int v = (int)in->d.v, ok = v != L->iv && !wb_bit(live_after, v) && swp_live_out_dist(L, live_after, v) < 0;
+        for (int k = 0; k < wb_nsrc(in->op) && ok; k++)
+            ok = !is_body_value(L, in->s[k]) && !is_gate_read(in->s[k]) &&
+                 !(wb_is_vreg(in->s[k]) && (L->f->vflags[in->s[k].v] & WB_V_IU));
+        for (int j = 0; j < L->nop && ok; j++)
+            for (int k = 0; k < wb_nsrc(L->op[j].in.op) && ok; k++)
+                ok = !(L->op[j].live && is_body_value(L, L->op[j].in.s[k]) && (int)L->op[j].in.s[k].v == v &&
+                       L->op[j].dist[k] != 0);
+        for (int u = 1; u < L->nv && ok; u++) ok = !(L->al[u].v && swp_resolve(L, u).v == v);
+        if (!ok) continue;
+        /* the same computation hoisted before (a body unrolled has one a copy) */
+        int t = 0;
+        for (int e = 0; e < L->neinit && !t; e++) {
+            const wb_ins *h = &L->einit[e];
+            if (h->op != in->op || !wb_is_vreg(h->d) || (L->f->vflags[h->d.v] & WB_V_IU)) continue;
+            int same = 1;
+            for (int k = 0; k < wb_nsrc(in->op); k++) same &= wb_opnd_eq(h->s[k], in->s[k]) && h->s[k].isfloat == in->s[k].isfloat;
+            if (same) t = (int)h->d.v;
+        }
+        if (!t) {
+            t = wb_new_vreg(L->f, L->f->vflags[v]);
+            wb_ins h = *in;
+            h.d = wb_vreg(t);
+            swp_add_einit(L, h);
+        }
+        for (int j = 0; j < L->nop; j++)
+            for (int k = 0; k < wb_nsrc(L->op[j].in.op); k++)
+                if (is_body_value(L, L->op[j].in.s[k]) && (int)L->op[j].in.s[k].v == v) {
+                    L->op[j].in.s[k] = wb_vreg(t);
+                    L->op[j].dist[k] = 0;
+                }
+        x->live = 0;
+        L->def[v] = -1;
+    }
 }
 
 /* Literals to registers, loaded in the entry block (a kernel row has two literal

@@ -365,8 +365,10 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
      * values assigned below may be their starts. */
     int *formula_value = ws_xcalloc((size_t)L->nv + 1, sizeof *formula_value);
     uint32_t old_run = (uint32_t)(trips - (trips - S + 1) % u) * (uint32_t)U;
+    int straight_out = L->const_n && left == 0;   /* see below */
     for (int y = 1; y < L->nv; y++) {
         if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
+        if (straight_out && (y >= L->exit_nv || !wb_bit(L->exit_live, y))) continue;
         alias a = swp_resolve(L, y);
         if (a.v >= L->nv || !L->formula[a.v] || G.names[a.v]) continue;
         formula_value[y] = wb_new_vreg(f, 0);
@@ -375,11 +377,14 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
     }
     /* The counter's register before the loop may itself be among the values
      * assigned here (the counter and a saved copy of it, both computed from
-     * it): it is assigned last. */
+     * it): it is assigned last. With nothing left over the way out goes
+     * straight to the exit: only what is read there (the counter's last value,
+     * dead where the loop nest restarts it, took three clocks each time). */
     for (int pass = 0; pass < 2; pass++)
         for (int y = 1; y < L->nv; y++) {
             if ((y == L->iv_init) != pass) continue;
             if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
+            if (straight_out && (y >= L->exit_nv || !wb_bit(L->exit_live, y))) continue;
             alias a = swp_resolve(L, y);
             if (formula_value[y]) {
                 append(f, POST, swp_mk(WB_COPY, wb_vreg(y), wb_vreg(formula_value[y]), (wb_opnd){0}));

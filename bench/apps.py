@@ -13,8 +13,9 @@ each with a host reference, compiled and run on both models.
     bench/apps.py --check [--build build]
         checks every program's results against its reference at -O0..-O3, with
         software pipelining on and off, on both models (the ctest bench.apps),
-        and that -O3 is never slower than -O2 nor pipelining than -fno-swp;
-        exit status 1 on any difference.
+        and that -O3 is never slower than -O2 nor pipelining than -fno-swp (a
+        LEVELS line a program and model gives the cycles at -O1..-O3, pipelined
+        and not); exit status 1 on any difference.
     bench/apps.py --fft-throughput [--build build]
         prints one line, 'cycles per transform: N', for the streamed 1024-point
         FFT on 10 Warp cells at -O2: the clocks that 4 more transforms add to a
@@ -378,6 +379,9 @@ def check(bindir, names):
                                                 "%d cycles" % cycles[" ".join([opt] + swp)] if ok else why))
                         failed += not ok
                         all_ok &= ok
+                if all_ok:
+                    print("LEVELS %s -mcpu=%s: %s (pipelined / -fno-swp)" % (name, model, ", ".join(
+                        "-%s %d / %d" % (o, cycles[o], cycles[o + " -fno-swp"]) for o in ("O1", "O2", "O3"))))
                 for why in slower(cycles) if all_ok else []:
                     print("FAIL %s -mcpu=%s: slower: %s" % (name, model, why))
                     failed += 1

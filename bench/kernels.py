@@ -14,8 +14,10 @@ and a host reference, compiled and run on both models.
         loads, host addresses, loop control; the loop reports count them).
     bench/kernels.py --check [--build build]
         checks every kernel's results against its reference at -O0..-O3, with
-        software pipelining on and off, on both models (the ctest bench.kernels);
-        exit status 1 on any difference.
+        software pipelining on and off, on both models (the ctest bench.kernels),
+        and that -O3 is never slower than -O2 nor pipelining than -fno-swp (a
+        LEVELS line a kernel and model gives the cycles); exit status 1 on any
+        difference.
     bench/kernels.py --regen
         writes the host data files again (deterministic; they are committed).
 
@@ -279,18 +281,44 @@ def table(bindir, opt, models):
     return 0 if all(r[3] == "ok" for r in rows) else 1
 
 
+def slower(cycles):
+    """The ways -O3 or pipelining made a run slower: -O3 against -O2 (each with
+    pipelining and without), and pipelining against -fno-swp at -O1..-O3."""
+    bad = []
+    for swp in ("", " -fno-swp"):
+        if cycles["O3" + swp] > cycles["O2" + swp]:
+            bad.append("-O3%s: %d cycles, -O2%s: %d" % (swp, cycles["O3" + swp], swp, cycles["O2" + swp]))
+    for opt in ("O1", "O2", "O3"):
+        if cycles[opt] > cycles[opt + " -fno-swp"]:
+            bad.append("-%s: %d cycles, -%s -fno-swp: %d" % (opt, cycles[opt], opt, cycles[opt + " -fno-swp"]))
+    return bad
+
+
 def check(bindir):
+    """Results at every level, with and without pipelining, on both models; and
+    that -O3 is never slower than -O2 nor pipelining than -fno-swp (one line a
+    kernel and model: the cycles at -O1..-O3, pipelined / -fno-swp)."""
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name, *_ in KERNELS:
             for model in ("warp", "iwarp"):
+                cycles, all_ok = {}, True
                 for opt in ("O0", "O1", "O2", "O3"):
                     for swp in ([], ["-fno-swp"]):
                         flags = ["-" + opt, "-mcpu=" + model] + swp
-                        ok, cycles, _, _, why = run(bindir, name, flags, tmp)
+                        ok, n, _, _, why = run(bindir, name, flags, tmp)
+                        cycles[" ".join([opt] + swp)] = n
                         print("%s %s %s: %s" % ("PASS" if ok else "FAIL", name, " ".join(flags),
-                                                "%d cycles" % cycles if ok else why))
+                                                "%d cycles" % n if ok else why))
                         failed += not ok
+                        all_ok &= ok
+                if not all_ok:
+                    continue
+                print("LEVELS %s -mcpu=%s: %s (pipelined / -fno-swp)" % (name, model, ", ".join(
+                    "-%s %d / %d" % (o, cycles[o], cycles[o + " -fno-swp"]) for o in ("O1", "O2", "O3"))))
+                for why in slower(cycles):
+                    print("FAIL %s -mcpu=%s: slower: %s" % (name, model, why))
+                    failed += 1
     print("%d failed" % failed)
     return 1 if failed else 0
 
