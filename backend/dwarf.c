@@ -115,7 +115,7 @@ typedef struct lstate {
 typedef struct locator {
     const wb_func *f;
     int nv, nvar;
-    int **preds, *npreds;     /* per block id */
+    ws_graph preds;           /* per block id (wb_cfg reversed) */
     lstate *in, *out;         /* per block id */
     lstate cur;
     dvar_out *vars;           /* the result, per variable */
@@ -528,16 +528,9 @@ static void locate(const wb_func *f, dvar_out *vars, uint32_t start, int *stage_
         st_alloc(&L, &L.out[id]);
     }
     st_alloc(&L, &L.cur);
-    L.preds = ws_xcalloc((size_t)f->nblocks, sizeof *L.preds);
-    L.npreds = ws_xcalloc((size_t)f->nblocks, sizeof *L.npreds);
-    for (int p = 0; p < f->nblocks; p++) {
-        int succ[2], n = wb_succs(f->blocks[p], succ);
-        for (int k = 0; k < n; k++) {
-            int s = succ[k];
-            L.preds[s] = ws_xrealloc(L.preds[s], sizeof **L.preds * (size_t)(L.npreds[s] + 1));
-            L.preds[s][L.npreds[s]++] = p;
-        }
-    }
+    ws_graph cfg = wb_cfg(f, NULL);
+    L.preds = ws_graph_reverse(&cfg);
+    ws_graph_free(&cfg);
     int entry = f->norder ? f->order[0] : 0;
     /* Forward to a fixed point: each block's entry is the meet of its
      * predecessors' exits; the function's entry knows nothing. */
@@ -554,7 +547,7 @@ static void locate(const wb_func *f, dvar_out *vars, uint32_t start, int *stage_
                 for (int r = 0; r < NREG; r++) in->pland[r] = INT_MIN;
                 in->valid = 1;
             }
-            for (int k = 0; k < L.npreds[id]; k++) st_meet(&L, in, &L.out[L.preds[id][k]]);
+            for (int k = L.preds.at[id]; k < L.preds.at[id + 1]; k++) st_meet(&L, in, &L.out[L.preds.to[k]]);
             if (!in->valid) continue;
             st_copy(&L, &L.cur, in);
             run_block(&L, f->blocks[id], 0, 0);
@@ -574,10 +567,8 @@ static void locate(const wb_func *f, dvar_out *vars, uint32_t start, int *stage_
     for (int id = 0; id < f->nblocks; id++) {
         st_free(&L.in[id]);
         st_free(&L.out[id]);
-        free(L.preds[id]);
     }
-    free(L.preds);
-    free(L.npreds);
+    ws_graph_free(&L.preds);
     st_free(&L.cur);
     free(L.in);
     free(L.out);

@@ -171,20 +171,8 @@ wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *block
     int *phi_b = by_vreg(&phidef, nv, &phi_at), *esrc_b = by_vreg(&esrc, nv, &esrc_at);
 
     /* predecessors in the layout */
-    int *pred_at = ws_xcalloc((size_t)nb + 2, sizeof *pred_at), *preds;
-    for (int oi = 0; oi < f->norder; oi++) {
-        int succ[2], n = wb_succs(f->blocks[f->order[oi]], succ);
-        for (int k = 0; k < n; k++) pred_at[succ[k] + 1]++;
-    }
-    for (int b = 0; b < nb; b++) pred_at[b + 1] += pred_at[b];
-    preds = ws_xcalloc((size_t)pred_at[nb] + 1, sizeof *preds);
-    int *fill = ws_xcalloc((size_t)nb + 1, sizeof *fill);
-    memcpy(fill, pred_at, sizeof *fill * (size_t)nb);
-    for (int oi = 0; oi < f->norder; oi++) {
-        int p = f->order[oi], succ[2], n = wb_succs(f->blocks[p], succ);
-        for (int k = 0; k < n; k++) preds[fill[succ[k]]++] = p;
-    }
-    free(fill);
+    ws_graph cfg = wb_cfg(f, in_order), preds = ws_graph_reverse(&cfg);
+    ws_graph_free(&cfg);
 
     /* One vreg at a time; the stamps (v + 1) say "for vreg v" without clearing. */
     int *killed = ws_xcalloc((size_t)nb + 1, sizeof *killed), *phi = ws_xcalloc((size_t)nb + 1, sizeof *phi);
@@ -218,8 +206,8 @@ wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *block
         while (nw) {
             int b = work[--nw];
             if (phi[b] == st) continue;
-            for (int k = pred_at[b]; k < pred_at[b + 1]; k++) {
-                int p = preds[k];
+            for (int k = preds.at[b]; k < preds.at[b + 1]; k++) {
+                int p = preds.to[k];
                 if (is_out[p] == st) continue;
                 is_out[p] = st;
                 pair_add(&out, p, v);
@@ -250,8 +238,7 @@ wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *block
     free(phi_b);
     free(esrc_at);
     free(esrc_b);
-    free(pred_at);
-    free(preds);
+    ws_graph_free(&preds);
     free(killed);
     free(phi);
     free(is_in);

@@ -415,3 +415,20 @@ int wb_succs(const wb_block *b, int succ[2])
     if (b->fall >= 0 && (n == 0 || succ[0] != b->fall)) succ[n++] = b->fall;
     return n;
 }
+
+ws_graph wb_cfg(const wb_func *f, const uint8_t *keep)
+{
+    int nb = f->nblocks, ne = 0;
+    int *from = ws_xcalloc((size_t)nb * 2 + 1, sizeof *from), *to = ws_xcalloc((size_t)nb * 2 + 1, sizeof *to);
+    for (int p = 0; p < nb; p++) {
+        int succ[2], n = !keep || keep[p] ? wb_succs(f->blocks[p], succ) : 0;
+        for (int k = 0; k < n; k++) {
+            from[ne] = p;
+            to[ne++] = succ[k];
+        }
+    }
+    ws_graph g = ws_graph_new(nb, from, to, ne);
+    free(from);
+    free(to);
+    return g;
+}

@@ -367,6 +367,11 @@ static inline int wb_bit_next(const uint64_t *set, int words, int from)
 
 /* The block's successors (up to 2: term target, then fall); returns how many. */
 int wb_succs(const wb_block *b, int succ[2]);
+/* The control-flow graph of f's blocks (node = block id, successors as wb_succs
+ * gives them), for support/graph.c's algorithms; only the edges out of blocks with
+ * keep[id] set count (keep NULL: every block). The predecessor lists are its
+ * ws_graph_reverse, each block's by ascending id. */
+ws_graph wb_cfg(const wb_func *f, const uint8_t *keep);
 
 /* ---- verify.c: the invariants between passes ------------------------------- */
 

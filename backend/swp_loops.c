@@ -41,15 +41,7 @@ int swp_find_loops(const wb_func *f, nloop **out)
     if (f->norder == 0) return 0;
     uint8_t *reach = swp_reachable_blocks(f);
     /* the reached blocks' graph; a back edge goes to a block that dominates its source */
-    int *from = ws_xcalloc((size_t)nb * 2 + 1, sizeof *from), *to = ws_xcalloc((size_t)nb * 2 + 1, sizeof *to), ne = 0;
-    for (int p = 0; p < nb; p++) {
-        int succ[2], n = reach[p] ? wb_succs(f->blocks[p], succ) : 0;
-        for (int k = 0; k < n; k++) {
-            from[ne] = p;
-            to[ne++] = succ[k];
-        }
-    }
-    ws_graph cfg = ws_graph_new(nb, from, to, ne), preds = ws_graph_reverse(&cfg);
+    ws_graph cfg = wb_cfg(f, reach), preds = ws_graph_reverse(&cfg);
     ws_domtree dom = ws_domtree_new(&cfg, f->order[0]);
     for (int oi = 0; oi < f->norder; oi++) {
         int h = f->order[oi];
@@ -73,8 +65,6 @@ int swp_find_loops(const wb_func *f, nloop **out)
         for (int b = 0; b < nl; b++)
             if (a != b && (*out)[a].in[(*out)[b].header]) (*out)[a].inner = 0;
     free(reach);
-    free(from);
-    free(to);
     ws_graph_free(&cfg);
     ws_graph_free(&preds);
     ws_domtree_free(&dom);
