@@ -77,11 +77,28 @@ void swp_memory_notes(const loop *L, ws_buf *c)
                       "(else the original loop runs)\n", "at least", (long long)(L->check[i].step < 0 ? -L->check[i].step : L->check[i].step));
 }
 
+/* The kernel's dbnz counts a trip count no data and no cell number decide:
+ * seed 002 (4.2) has the IU count such loops and send the cells their branches
+ * through the address path, which is not modelled yet. */
+static void loop_control(const loop *L, ws_buf *c)
+{
+    if (L->n > 0)
+        ws_buf_printf(c, "        ;*      Loop control on the cells        : 1 the IU could do (dbnz; %d trips, known)\n",
+                      L->n);
+    else
+        ws_buf_puts(c, "        ;*      Loop control on the cells        : 0 the IU could do (no constant trip count "
+                    "found)\n");
+}
+
 void swp_info_iu(const loop *L, const int count[WB_NRES], ws_buf *c)
 {
     int any = 0;
     for (int k = 1; k < WT_NUCLASSES; k++) any |= count[WB_RES_IU + k] > 0;
-    if (L->f->model->id != WT_MODEL_WARP || !any) return;
+    if (L->f->model->id != WT_MODEL_WARP) return;
+    if (!any) {
+        loop_control(L, c);
+        return;
+    }
     /* Host operations a cell still issues: constant feeds (the end cell makes them,
      * iu.c), and any host load or address whose sources come from the cells. */
     int feeds = 0, constant = 0, addresses = 0, loads = 0;
@@ -103,12 +120,5 @@ void swp_info_iu(const loop *L, const int count[WB_NRES], ws_buf *c)
     ws_buf_printf(c, " link %d (one word a clock)\n", count[WB_RES_LINK]);
     ws_buf_printf(c, "        ;*      Host operations on the cells     : %d feeds (%d constant), %d host loads, "
                   "%d host addresses\n", feeds, constant, loads, addresses);
-    /* The kernel's dbnz counts a trip count no data and no cell number decide:
-     * seed 002 (4.2) has the IU count such loops and send the cells their
-     * branches through the address path, which is not modelled yet. */
-    if (L->n > 0)
-        ws_buf_printf(c, "        ;*      Loop control on the cells        : 1 the IU could do (dbnz; %d trips, known)\n",
-                      L->n);
-    else
-        ws_buf_puts(c, "        ;*      Loop control on the cells        : 0 the IU could do (the trip count is not known when compiling)\n");
+    loop_control(L, c);
 }
