@@ -37,6 +37,8 @@ import subprocess
 import sys
 import tempfile
 
+from kernels import slower  # the -O3 / -fno-swp comparison both suites make
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ADIR = os.path.join(ROOT, "bench", "apps")
 
@@ -349,19 +351,6 @@ def table(bindir, opt, models):
         if r[8]:
             print("          %s" % r[8])
     return 0 if all(r[3] == "ok" for r in rows) else 1
-
-
-def slower(cycles):
-    """The ways -O3 or pipelining made a run slower: -O3 against -O2 (each with
-    pipelining and without), and pipelining against -fno-swp at -O1..-O3."""
-    bad = []
-    for swp in ("", " -fno-swp"):
-        if cycles["O3" + swp] > cycles["O2" + swp]:
-            bad.append("-O3%s: %d cycles, -O2%s: %d" % (swp, cycles["O3" + swp], swp, cycles["O2" + swp]))
-    for opt in ("O1", "O2", "O3"):
-        if cycles[opt] > cycles[opt + " -fno-swp"]:
-            bad.append("-%s: %d cycles, -%s -fno-swp: %d" % (opt, cycles[opt], opt, cycles[opt + " -fno-swp"]))
-    return bad
 
 
 def check(bindir, names):
