@@ -492,8 +492,9 @@ static void hfifo_push(wsim_hfifo *f, uint32_t val, uint32_t pc, uint64_t time)
  * then carries it. */
 static inline void queue_land(wsim *s, wca_queue *q, uint32_t word, uint8_t tag, uint64_t arrival, uint64_t t)
 {
-    wca_queue_put(q, word, tag, arrival);
-    if (s->comm) wca_pushed(s->comm, q, t);
+    (void)t;
+    if (s->comm) wca_put(s->comm, q, word, tag, arrival);
+    else wca_queue_put(q, word, tag, arrival);
 }
 
 static void land_other(wsim *s, wsim_cell *c, uint64_t t, const wsim_write *w);
@@ -511,6 +512,9 @@ static inline __attribute__((always_inline)) void land(wsim *s, wsim_cell *c, ui
         } else if (d < WT_OPND_FEED && !s->comm && c->out[d - WT_OPND_GATE]) {
             /* A Warp word crossing the link to the neighbour's queue. */
             wca_queue_put(c->out[d - WT_OPND_GATE], w[i].val, w[i].tag, t + s->link);
+        } else if (d < WT_OPND_FEED && c->out[d - WT_OPND_GATE]) {
+            /* An iWarp word entering a channel of the cell's agent, which a bus carries. */
+            wca_put(s->comm, c->out[d - WT_OPND_GATE], w[i].val, w[i].tag, t);
         } else {
             land_other(s, c, t, &w[i]);
             if (s->status != WSIM_RUNNING) return;
