@@ -63,6 +63,20 @@ int swp_reg_need(const loop *L, int ii, const uint64_t *live_after, int *maxlive
     return m + ninv + 1;
 }
 
+/* Does op i read queue q as the first of its bundle? The ops of one bundle that
+ * read a queue share the one word it dequeues (a received word with several
+ * users), so only one of them takes a word out. */
+static int dequeues(const loop *L, int i, unsigned q)
+{
+    const bop *x = &L->op[i];
+    if (!x->live || !(swp_gates_of(&x->in).reads >> q & 1)) return 0;
+    for (int j = 0; j < i; j++) {
+        const bop *y = &L->op[j];
+        if (y->live && y->time == x->time && swp_gates_of(&y->in).reads >> q & 1) return 0;
+    }
+    return 1;
+}
+
 /* Would the host feeds of a queue run so far ahead of its reads that the queue
  * fills? The cell that fills it is the one that drains it: a feed that waits on
  * its full queue waits for a read behind it, forever (iWarp, 8 words). In the
@@ -77,7 +91,7 @@ int swp_overfills_own_queue(const loop *L, int ii)
             const bop *x = &L->op[i];
             if (!x->live) continue;
             gate_use g = swp_gates_of(&x->in);
-            if (g.reads >> q & 1) bal--;
+            if (dequeues(L, i, q)) bal--;
             if (g.wcode == code) bal++, any = 1;
             if (-bal > before) before = -bal;
             if (x->time > last) last = x->time;
@@ -90,7 +104,7 @@ int swp_overfills_own_queue(const loop *L, int ii)
                 if (!x->live) continue;
                 gate_use g = swp_gates_of(&x->in);
                 if (g.wcode == code) words += (t - x->time) / ii + 1;
-                if (g.reads >> q & 1) words -= (t - 1 - x->time) / ii + 1;
+                if (dequeues(L, i, q)) words -= (t - 1 - x->time) / ii + 1;
             }
             if (words > (int)L->f->model->queue_words) return 1;
         }
