@@ -405,6 +405,7 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
                 specialise(&s->code[i], c->feed_live, &v[i]);
                 /* an end cell with an IU (below) takes the general path */
                 if (p->iu_code && c->feed_live) v[i].plain = 0;
+                v[i].nop = v[i].plain && v[i].nops == 0 && !v[i].io && v[i].clocks == 1 && i + 1 < p->ncode;
             }
             s->code_for[c->feed_live] = v;
         }
@@ -1095,6 +1096,43 @@ wsim_status wsim_step(wsim *s)
     return s->status;
 }
 
+/* Cell c issued at t and may issue again at t+1: if its next bundle is a nop whose
+ * units are free then, it issues now what it would issue at t+1, which it cannot
+ * fail to (a nop bundle waits on no queue and faults never), and which no other cell
+ * can see: the cell's clock t+1 is then only the `t < next_issue` test. The
+ * bundle's events are noted now, and t+2 besides, so that clock t+1, where this cell
+ * no longer issues, is not taken for a deadlock (the cell's next issue, at t+2 or
+ * later, notes at least that much anyway). Not at or past wsim_run's limit, where
+ * the run must stop in the state of one clock at a time; a clock that stops
+ * part-way takes it back from the cells it did not reach (unissue_ahead). */
+static inline void issue_ahead(const wsim *s, wsim_cell *c, uint64_t t, uint64_t *horizon)
+{
+    const wsim_bundle *e = &c->code[c->pc];
+    if (!e->nop || c->busy_max > t + 1 || t + 1 >= s->limit) return;
+    note_event(horizon, t + 1 + (e->ev > 1 ? e->ev : 1));
+    c->class_lanes += e->class_inc;
+    if ((c->issued & (WSIM_LANE_FLUSH - 1)) == WSIM_LANE_FLUSH - 1) flush_lanes(c);
+    c->issued++;
+    c->pc++;
+    c->next_issue = t + 2;
+    c->ahead = t + 2;
+}
+
+/* Clock t stopped (a fault, a flow bug) before it reached cell c: a nop c issued
+ * ahead for t did not issue. */
+static void unissue_ahead(wsim_cell *c, uint64_t t)
+{
+    if (c->ahead != t + 1 || c->state != WSIM_CELL_RUNNING) return;
+    c->pc--;
+    c->issued--;
+    c->next_issue = t;
+    c->ahead = 0;
+    flush_lanes(c);
+    uint64_t inc = c->code[c->pc].class_inc;
+    for (unsigned uc = 1; uc < WT_NUCLASSES; uc++)
+        c->class_ops[uc] -= (inc >> (WSIM_LANE_BITS * (uc - 1))) & ((1u << WSIM_LANE_BITS) - 1);
+}
+
 /* One clock of a Warp array in one pass over the cells, each landing what is due and
  * then issuing: the same as begin_clock and issue_clock, because what a cell lands at
  * t is seen by no other cell's issue at t. A word crossing a link arrives at
@@ -1111,21 +1149,26 @@ static void warp_clock(wsim *s)
     if (cells[0].wheel_n[slot]) land(s, &cells[0], t, slot);
     if (last > 0 && cells[last].wheel_n[slot]) land(s, &cells[last], t, slot);
     if (s->sink_n && s->addr_n) host_pair(s, t);
-    int issued = 0;
+    int issued = 0, reached = 0;
     if (s->status == WSIM_RUNNING) {
         for (; k <= last; k++) {
             wsim_cell *c = &cells[k];
             /* The ends landed above, which emptied their slot: no test of k needed. */
             if (c->wheel_n[slot]) land(s, c, t, slot);
             if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-            issued |= issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_WARP);
+            if (issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_WARP)) {
+                issued = 1;
+                if (c->next_issue == t + 1 && c->state == WSIM_CELL_RUNNING) issue_ahead(s, c, t, &s->horizon);
+            }
             if (s->status != WSIM_RUNNING) break;
         }
+        reached = k + 1;
     }
     if (s->status != WSIM_RUNNING) {
         /* Stopped within the clock: the cells not yet visited land too, as they would have. */
         for (k++; k < last; k++)
             if (cells[k].wheel_n[slot]) land(s, &cells[k], t, slot);
+        for (k = reached; k <= last; k++) unissue_ahead(&cells[k], t);
         return;
     }
     if (!issued && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
@@ -1179,7 +1222,11 @@ static void warp_part(void *ctx, int i)
         wsim_cell *c = &s->cells[k];
         if (c->wheel_n[slot]) land(s, c, t, slot);
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &horizon, &nhalted, ISSUE_PLAIN_WARP);
+        if (issue(s, k, t, &horizon, &nhalted, ISSUE_PLAIN_WARP)) {
+            issued = 1;
+            /* a clock that faults is made again alone: nothing to take back */
+            if (c->next_issue == t + 1 && c->state == WSIM_CELL_RUNNING) issue_ahead(s, c, t, &horizon);
+        }
         if (__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) break;
     }
     p->horizon = horizon;
@@ -1221,6 +1268,7 @@ static int warp_clock_parallel(wsim *s)
         /* As warp_clock: the other cells land, and nothing issues. */
         for (int k = 1; k < last; k++)
             if (cells[k].wheel_n[slot]) land(s, &cells[k], t, slot);
+        for (int k = 0; k <= last; k++) unissue_ahead(&cells[k], t);
         return 0;
     }
     int issued = run_parts(s);
@@ -1230,7 +1278,10 @@ static int warp_clock_parallel(wsim *s)
         wsim_cell *c = &cells[k];
         if (k > 0 && k < last && c->wheel_n[slot]) land(s, c, t, slot);
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_WARP);
+        if (issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_WARP)) {
+            issued = 1;
+            if (c->next_issue == t + 1 && c->state == WSIM_CELL_RUNNING) issue_ahead(s, c, t, &s->horizon);
+        }
         if (s->status != WSIM_RUNNING) return -1;
     }
     if (!issued && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
@@ -1479,6 +1530,7 @@ static void stop_threads(wsim *s)
 wsim_status wsim_run(wsim *s, uint64_t max_cycles)
 {
     s->at_limit = 0;
+    s->limit = max_cycles;
     if (s->nparts == 0) start_threads(s);
     if (s->pool && s->comm) {
         while (s->status == WSIM_RUNNING) {

@@ -89,6 +89,9 @@ typedef struct wsim_bundle {
                                 decode, creq or evwait, control registers, host feeds,
                                 the agent's or double operations, an end cell with an
                                 IU), so issue takes the path compiled without them */
+    uint8_t nop;             /* in a cell's copy: plain, no operation left, no gate, one
+                                clock, and not the last bundle: issuing it changes only
+                                the cell's pc and counters (warp_clock issues it ahead) */
     uint16_t slot_mask;      /* slots with an operation, for the unit-busy test */
     uint16_t target;
     uint8_t out_n[WSIM_NGATES], feed_n[WT_NQUEUES]; /* words written to each gate */
@@ -143,6 +146,7 @@ typedef struct wsim_cell {
     uint8_t feed_live, addr_live; /* bit q: this cell is the end facing side q */
     uint64_t busy_max;       /* max of busy_until: skips the unit test when all are free */
     uint64_t mem_taken_until; /* iWarp: the memory agent holds the memory bus before this clock */
+    uint64_t ahead;          /* 1 + the clock whose nop bundle warp_clock issued a clock early */
     wsim_write *wheel;       /* wheel_slots x wheel_cap pending writes, by landing clock */
     /* By gate: the queue an input gate reads (NULL: unbound), the queue an output gate
      * fills (NULL on Warp: the host). On iWarp the agent keeps them current. */
@@ -204,6 +208,7 @@ struct wsim {
     uint64_t horizon;        /* latest event stamp scheduled */
     wsim_status status;
     int at_limit;            /* wsim_run stopped at its limit (status stays RUNNING) */
+    uint64_t limit;          /* wsim_run's limit: a nop is issued ahead only before it */
     int nhalted;
     unsigned wheel_mask, wheel_cap;
     unsigned qcap, link;
