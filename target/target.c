@@ -259,20 +259,13 @@ wt_bundle_use wt_insn_use(const wt_insn *in)
     for (int s = 0; s < WT_NSLOTS; s++) {
         const wt_slot *sl = &in->slot[s];
         if (sl->op == WT_OP_NONE || sl->op >= WT_NOPS || wt_ops[sl->op].uclass != wt_slot_layouts[s].uclass) continue;
-        unsigned srcs[4];
-        int nsrc = 0, dst = -1;
-        for (const char *p = wt_ops[sl->op].sig; *p; p++) {
-            int k = wt_sig_subfield(*p);
-            if (*p == 'm') {
-                srcs[nsrc++] = sl->opnd[1];
-                srcs[nsrc++] = sl->opnd[2];
-            } else if (*p == 'd' || *p == 'D') {
-                dst = sl->opnd[k];
-            } else if (k >= 0) {
-                srcs[nsrc++] = sl->opnd[k];
-            }
-        }
-        wt_bundle_add(&u, wt_slot_layouts[s].uclass, dst, srcs, nsrc);
+        wt_operands o;
+        wt_slot_operands(sl, &o);
+        unsigned srcs[3];
+        int nsrc = 0;
+        for (int k = 0; k < 3; k++)
+            if (o.reads >> k & 1) srcs[nsrc++] = o.src[k];
+        wt_bundle_add(&u, wt_slot_layouts[s].uclass, o.dst, srcs, nsrc);
         for (int k = 0; k < nsrc; k++)
             if (wt_opnd_is_imm(srcs[k])) fields |= 1u << (srcs[k] - WT_OPND_IMM0);
     }
