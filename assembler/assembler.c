@@ -51,6 +51,7 @@ typedef struct as {
     const char *path;
     const wt_model *want;   /* -mcpu, or NULL */
     const wt_model *model;  /* from .model, or NULL */
+    int in_iu_part;         /* parsing a bundle's interface-unit part (after '||') */
     was_unit u;
     was_sec sec;
     ws_strmap symbols;      /* u.syms by name */
@@ -417,6 +418,15 @@ static int assign_literal(as *A, bundle *B, const lit *L, const char *pos, uint8
     return 0;
 }
 
+/* A path (@adr) exists on one model only. */
+static int check_path_model(as *A, const char *s, unsigned o)
+{
+    const wt_model *m = A->model ? A->model : A->want;
+    if (!wt_opnd_is_path(o) || !m || m->id == wt_paths[o - WT_OPND_PATH].model) return 0;
+    return error_at(A, s, "%s is the address path of the %s model; %s has none", wt_paths[o - WT_OPND_PATH].name,
+                    wt_model_get(wt_paths[o - WT_OPND_PATH].model)->name, m->name);
+}
+
 static int parse_source(as *A, bundle *B, const char *s, const char *e, char ity, uint8_t *code)
 {
     trim(&s, &e);
@@ -425,6 +435,7 @@ static int parse_source(as *A, bundle *B, const char *s, const char *e, char ity
     if (o >= 0) {
         if (!wt_opnd_valid_src((unsigned)o))
             return error_at(A, s, "'%.*s' is a destination-only gate and cannot be read", (int)(e - s), s);
+        if (check_path_model(A, s, (unsigned)o) != 0) return -1;
         *code = (uint8_t)o;
         return 0;
     }
@@ -443,6 +454,10 @@ static int parse_dest(as *A, const char *s, const char *e, uint8_t *code)
     if (o >= 0) {
         if (!wt_opnd_valid_dst((unsigned)o))
             return error_at(A, s, "'%.*s' cannot be a destination", (int)(e - s), s);
+        if (check_path_model(A, s, (unsigned)o) != 0) return -1;
+        if (wt_opnd_is_path((unsigned)o) && !A->in_iu_part)
+            return error_at(A, s, "only the interface unit writes %.*s (after '||'); a cell reads it and passes "
+                                  "each word on to the next", (int)(e - s), s);
         *code = (uint8_t)o;
         return 0;
     }
@@ -631,8 +646,9 @@ static int check_iu_part(as *A, const bundle *B, const char *pos)
         for (const char *p = info->sig; *p; p++) {
             int sub = wt_sig_subfield(*p);
             unsigned o = *p == 'm' ? 0 : sl->opnd[sub < 0 ? 0 : sub];
-            if (*p == 'd' && !wt_opnd_is_reg(o) && !wt_opnd_is_feed(o) && !wt_opnd_is_addr(o))
-                return error_at(A, pos, "the interface unit writes registers, host feeds and host addresses only");
+            if (*p == 'd' && !wt_opnd_is_reg(o) && !wt_opnd_is_feed(o) && !wt_opnd_is_addr(o) && !wt_opnd_is_path(o))
+                return error_at(A, pos, "the interface unit writes registers, host feeds, host addresses and "
+                                        "the address path only");
             int bad_src = *p == 'm' ? !(wt_opnd_is_reg(sl->opnd[1]) || wt_opnd_is_imm(sl->opnd[1])) ||
                                           !(wt_opnd_is_reg(sl->opnd[2]) || wt_opnd_is_imm(sl->opnd[2]))
                                     : *p != 'd' && *p != 't' && !wt_opnd_is_reg(o) && !wt_opnd_is_imm(o);
@@ -662,7 +678,10 @@ static void parse_bundle(as *A, const char *s, const char *e)
     memset(&B, 0, sizeof B);
     memset(&U, 0, sizeof U);
     if (parse_operations(A, &B, s, iu ? iu : e) != 0) return;
-    if (iu && (parse_operations(A, &U, iu + 2, e) != 0 || check_iu_part(A, &U, skip_ws(iu + 2, e)) != 0)) return;
+    A->in_iu_part = 1;
+    int iu_bad = iu && (parse_operations(A, &U, iu + 2, e) != 0 || check_iu_part(A, &U, skip_ws(iu + 2, e)) != 0);
+    A->in_iu_part = 0;
+    if (iu_bad) return;
     uint32_t off = (uint32_t)A->u.text.len;
     put_literals(&B, &A->u.rtext, off);
     if (B.target) add_reloc(&A->u.rtext, off, WT_R_TARGET, B.target, 0, A->line, B.target_col);

@@ -55,7 +55,9 @@ int wb_aff_add(wb_aff *r, const wb_aff *a, const wb_aff *b, int64_t kb)
         if (kb != 1 || x.sym) return 0;   /* a sum of two symbols, or a symbol scaled: not an address */
         x.sym = b->sym;
     }
-    if (!mul(kb, b->t, &p) || !add(x.t, p, &x.t) || !mul(kb, b->c, &p) || !add(x.c, p, &x.c)) return 0;
+    if (!mul(kb, b->t, &p) || !add(x.t, p, &x.t) || !mul(kb, b->c, &p) || !add(x.c, p, &x.c) ||
+        !mul(kb, b->p, &p) || !add(x.p, p, &x.p))
+        return 0;
     for (int i = 0; i < b->nterm; i++)
         if (!mul(kb, b->term[i].k, &p) || !wb_aff_term(&x, b->term[i].v, p)) return 0;
     *r = x;
@@ -65,7 +67,7 @@ int wb_aff_add(wb_aff *r, const wb_aff *a, const wb_aff *b, int64_t kb)
 int wb_aff_scale(wb_aff *a, int64_t k)
 {
     if (a->sym && k != 1) return 0;
-    if (!mul(a->t, k, &a->t) || !mul(a->c, k, &a->c)) return 0;
+    if (!mul(a->t, k, &a->t) || !mul(a->c, k, &a->c) || !mul(a->p, k, &a->p)) return 0;
     for (int i = 0; i < a->nterm; i++)
         if (!mul(a->term[i].k, k, &a->term[i].k)) return 0;
     if (k == 0) a->nterm = 0;
@@ -86,15 +88,16 @@ static int same_terms(const wb_aff *a, const wb_aff *b, int64_t sign)
 
 int wb_aff_equal(const wb_aff *a, const wb_aff *b, int64_t sign)
 {
-    int64_t c, t;
-    return mul(sign, b->c, &c) && mul(sign, b->t, &t) && a->c == c && a->t == t && same_terms(a, b, sign);
+    int64_t c, t, p;
+    return mul(sign, b->c, &c) && mul(sign, b->t, &t) && mul(sign, b->p, &p) && a->c == c && a->t == t && a->p == p &&
+           same_terms(a, b, sign);
 }
 
 wb_dep wb_mem_dependence(const wb_aff *a, const wb_aff *b)
 {
-    wb_dep r = {WB_DEP_UNKNOWN, 0, 0, {0}};
+    wb_dep r = {WB_DEP_UNKNOWN, 0, 0, {0}, 0};
     if ((a->sym == NULL) != (b->sym == NULL) || (a->sym && strcmp(a->sym, b->sym) != 0)) return r;
-    if (a->t != b->t) return r;
+    if (a->t != b->t || a->p || b->p) return r;
     /* a - b: the symbols cancel, so do the steps */
     wb_aff diff = *a;
     diff.sym = NULL;
@@ -128,5 +131,104 @@ wb_dep wb_mem_dependence(const wb_aff *a, const wb_aff *b)
     r.kind = WB_DEP_CHECK;
     r.step = s;
     r.diff = diff;
+    return r;
+}
+
+/* a - b, both with one symbol (or none), as a form without it. */
+static int difference(const wb_aff *a, const wb_aff *b, wb_aff *diff)
+{
+    *diff = *a;
+    diff->sym = NULL;
+    if (__builtin_sub_overflow(a->c, b->c, &diff->c) || __builtin_sub_overflow(a->t, b->t, &diff->t) ||
+        __builtin_sub_overflow(a->p, b->p, &diff->p))
+        return 0;
+    for (int i = 0; i < b->nterm; i++) {
+        int64_t k;
+        if (!mul(b->term[i].k, -1, &k) || !wb_aff_term(diff, b->term[i].v, k)) return 0;
+    }
+    return 1;
+}
+
+/* The counter's growth over d iterations is d*m + k*g for some k in 0..d
+ * (the iterations that took the extra step). a's word of iteration t is b's of
+ * iteration t + d when p*(growth) = Fa - Fb, p the coefficient both give the
+ * counter: X = (Fa - Fb)/p must be such a growth. With g a register (m > 0 and
+ * g >= G checked on entry) and X = alpha + beta*g:
+ *   - k = beta: d = alpha/m, whatever g is: a distance known now;
+ *   - k < beta: d*m = alpha + (beta - k)*g >= alpha + G, so d >= want once
+ *     G >= want*m - alpha;
+ *   - k > beta: d*m = alpha - (k - beta)*g <= alpha - G, no d >= 1 once
+ *     G > alpha - m.
+ * The butterfly's x[p + h] stored and x[p] loaded h iterations later (X = h,
+ * alpha = 0, beta = 1) meet no sooner than `want` iterations when h >= want. */
+wb_dep wb_counter_dependence(const wb_aff *a, const wb_aff *b, const wb_counter *cn, int want)
+{
+    wb_dep r = {WB_DEP_UNKNOWN, 0, 0, {0}, 0};
+    if (want < 1) want = 1;
+    if (a->p == 0 || a->p != b->p || a->t != 0 || b->t != 0) return r;
+    if ((a->sym == NULL) != (b->sym == NULL) || (a->sym && strcmp(a->sym, b->sym) != 0)) return r;
+    if (cn->m == 0 || cn->g.t || cn->g.p || cn->g.sym) return r;
+    wb_aff x, g = cn->g;
+    int64_t pk = a->p, m = cn->m;
+    if (!difference(a, b, &x)) return r;
+    if (m < 0) {
+        /* a counter stepping down is -P stepping up */
+        if (!mul(m, -1, &m) || !wb_aff_scale(&g, -1) || !mul(pk, -1, &pk)) return r;
+    }
+    /* X = (Fa - Fb)/p: a term not a multiple of p may make it one at run time;
+     * a constant that is not, with every term a multiple, never */
+    for (int i = 0; i < x.nterm; i++)
+        if (x.term[i].k % pk) return r;
+    if (x.c % pk) {
+        r.kind = WB_DEP_NONE;
+        return r;
+    }
+    x.c /= pk;
+    for (int i = 0; i < x.nterm; i++) x.term[i].k /= pk;
+    if (g.nterm == 0) {
+        /* a constant extra step: try each d below want */
+        int64_t G = g.c;
+        if (G < 0) {
+            /* steps m and m + G are steps m + G and m + G + |G| */
+            m += G;
+            G = -G;
+        }
+        if (m <= 0 || x.nterm) return r;
+        for (int64_t d = 1; d < want; d++) {
+            int64_t rest = x.c - d * m;
+            if (G == 0 ? rest == 0 : rest >= 0 && rest % G == 0 && rest / G <= d) {
+                r.kind = WB_DEP_AT;
+                r.dist = (int)d;
+                return r;
+            }
+        }
+        r.kind = x.c >= (int64_t)want * m ? WB_DEP_AT : WB_DEP_NONE;
+        r.dist = want;
+        return r;
+    }
+    /* X = alpha + beta*g */
+    int64_t beta = 0, alpha, t;
+    for (int j = 0; j < x.nterm; j++)
+        if (x.term[j].v == g.term[0].v) {
+            if (x.term[j].k % g.term[0].k) return r;
+            beta = x.term[j].k / g.term[0].k;
+        }
+    wb_aff rest;
+    wb_aff_const(&rest, 0);
+    if (!wb_aff_add(&rest, &x, &g, -beta) || rest.nterm) return r;
+    alpha = rest.c;
+    int64_t gmin = 0, dist = INT64_MAX;
+    if (beta >= 0 && alpha % m == 0 && alpha / m >= (beta > 1 ? beta : 1)) dist = alpha / m;
+    if (beta >= 1) {
+        if (!mul(want, m, &t) || __builtin_sub_overflow(t, alpha, &t)) return r;
+        if (t > gmin) gmin = t;
+        if (want < dist) dist = want;
+    }
+    if (__builtin_sub_overflow(alpha, m - 1, &t)) return r;
+    if (t > gmin) gmin = t;
+    if (gmin > INT32_MAX) return r;   /* no register holds such a g: the check would always fail */
+    r.kind = dist == INT64_MAX ? WB_DEP_NONE : WB_DEP_AT;
+    r.dist = dist == INT64_MAX ? 0 : (int)(dist > 1 << 20 ? 1 << 20 : dist);
+    r.gmin = gmin;
     return r;
 }

@@ -274,11 +274,12 @@ void wb_msched_free(wb_msched *s);
 
 /* ---- memdep.c: memory dependences from affine forms of addresses ------------ */
 
-/* t*step + c + sum(k_i * v_i) (+ sym): t the iteration, v_i registers that hold
- * one value through the loop. */
+/* t*step + c + sum(k_i * v_i) + p*P (+ sym): t the iteration, v_i registers that
+ * hold one value through the loop, P the value a stepped counter (wb_counter)
+ * holds when the iteration begins. */
 enum { WB_AFF_TERMS = 6 };
 typedef struct wb_aff {
-    int64_t t, c;
+    int64_t t, c, p;
     const char *sym;
     int nterm;
     struct { int v; int64_t k; } term[WB_AFF_TERMS];
@@ -301,9 +302,23 @@ typedef struct wb_dep {
     int dist;
     int64_t step;     /* WB_DEP_CHECK: the address step an iteration */
     wb_aff diff;      /* WB_DEP_CHECK: a's address less b's (no t, no symbol) */
+    int64_t gmin;     /* wb_counter_dependence: the least extra step g the answer assumes */
 } wb_dep;
-/* How the accesses at a (iteration t) and b relate. */
+/* How the accesses at a (iteration t) and b relate (forms without a counter). */
 wb_dep wb_mem_dependence(const wb_aff *a, const wb_aff *b);
+
+/* A counter that no affine form describes: each iteration adds m, or m + g
+ * (g loop-invariant, the same sign as m): p := p + 1; if j = h then p := p + h
+ * (m = 1, g = h). Its value after d iterations has grown by d*m + k*g, k in 0..d. */
+typedef struct wb_counter {
+    int64_t m;
+    wb_aff g;         /* no t, no symbol, no counter */
+} wb_counter;
+/* How a (iteration t) and b (iteration t + d, d >= 1) relate when their
+ * addresses read the counter: WB_DEP_NONE, WB_DEP_AT (the least d they may meet
+ * at; `want` when every d below it is excluded) or WB_DEP_UNKNOWN. Both hold
+ * only if g >= gmin, which the caller checks on entry when g is no constant. */
+wb_dep wb_counter_dependence(const wb_aff *a, const wb_aff *b, const wb_counter *c, int want);
 
 /* ---- swp*.c: software pipelining of innermost loops ------------------------ */
 

@@ -233,6 +233,7 @@ static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_in
         memcpy(plain, L.op, bytes);
         swp_fuse_gate_reads(&L, after);
         swp_build_graph(&L, &B);
+        swp_counter_distance(&L, &B);
         int fused_mii = B.g.n ? swp_graph_mii(&B) : 0;
         const char *bound;
         if (B.g.n && wb_rec_mii(&B.g) > wb_res_mii(&B.g, &bound)) {
@@ -324,7 +325,7 @@ static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_in
         ok = 0;
     }
     /* the entry checks address differences: it computes N and may take the original loop */
-    if (ok && L.ncheck) L.const_n = 0;
+    if (ok && (L.ncheck || L.ctr_used)) L.const_n = 0;
     if (ok && o->disabled) {
         snprintf(L.whybuf, sizeof L.whybuf, "%s (II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d, %d registers)",
                  o->disabled, ms.ii, mii, res_mii, rec_mii, ms.stages, need);

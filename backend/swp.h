@@ -69,6 +69,12 @@ typedef struct loop {
     int remat;            /* literals put back into the operations */
     wb_dep check[MAX_CHECKS];   /* address differences checked on entry (WB_DEP_CHECK) */
     int ncheck;
+    /* a stepped counter the addresses read (wb_counter): p := p + 1; if j = h then p := p + h */
+    int ctr_v;            /* its vreg, 0 if none */
+    wb_counter ctr;
+    int ctr_want;         /* the least distance its dependences are given (swp_counter_distance) */
+    int ctr_used;         /* some edge relies on g >= ctr_gmin, checked on entry */
+    int64_t ctr_gmin;
     char memnote[MAX_MEMNOTES][96];   /* memory edges that bound RecMII, for the report */
     int nmemnote;
     char recnote[240];    /* the recurrence that sets RecMII, where it binds: for the report */
@@ -160,6 +166,7 @@ int swp_graph_mii(const gbuild *B);
 void swp_build_graph(loop *L, gbuild *B);
 void swp_memory_bounds(loop *L, gbuild *B, int rec_mii);
 void swp_recurrence_note(loop *L, const gbuild *B, int rec_mii);
+void swp_counter_distance(loop *L, gbuild *B);
 
 /* swp_sched.c */
 int swp_reg_need(const loop *L, int ii, const uint64_t *live_after, int *maxlive, int *invariants);

@@ -185,6 +185,13 @@ static int aff_of(const loop *L, wb_opnd o, int dist, wb_aff *a, int depth)
         wb_aff_const(a, 0);
         return wb_aff_term(a, (int)o.v, 1);
     }
+    if ((int)o.v == L->ctr_v) {
+        /* the stepped counter as the iteration found it; after its step, no form */
+        if (dist != 1) return 0;
+        wb_aff_const(a, 0);
+        a->p = 1;
+        return 1;
+    }
     int32_t step;
     if (iv_step(L, (int)o.v, &step)) {
         if (dist > 1 || INIT(L, o.v, 1) <= 0) return 0;
@@ -231,11 +238,89 @@ static int aff_of(const loop *L, wb_opnd o, int dist, wb_aff *a, int depth)
     }
 }
 
+/* The values o (read `dist` iterations back) may have, as forms of counter v
+ * (p = 1: its value when the iteration began) or of invariants (p = 0): a
+ * select gives both its sides, a sum each pair. At most two; 0 if more, or if
+ * o depends on anything else. */
+static int step_forms(const loop *L, int v, wb_opnd o, int dist, wb_aff out[2], int depth)
+{
+    if (wb_is_vreg(o) && (int)o.v == v && dist == 1) {
+        wb_aff_const(&out[0], 0);
+        out[0].p = 1;
+        return 1;
+    }
+    if (!is_body_value(L, o)) return aff_of(L, o, dist, &out[0], 0) && !out[0].sym ? 1 : 0;
+    if (dist > 0 || depth == 0) return 0;
+    const bop *d = &L->op[L->def[o.v]];
+    wb_aff x[2], y[2];
+    int nx, ny, n = 0;
+    switch (d->in.op) {
+    case WB_COPY:
+    case WT_OP_MOV:
+    case WT_OP_MV:
+        return step_forms(L, v, d->in.s[0], dist + d->dist[0], out, depth - 1);
+    case WT_OP_IADD:
+    case WT_OP_ISUB:
+        nx = step_forms(L, v, d->in.s[0], dist + d->dist[0], x, depth - 1);
+        ny = nx ? step_forms(L, v, d->in.s[1], dist + d->dist[1], y, depth - 1) : 0;
+        for (int i = 0; i < nx; i++)
+            for (int j = 0; j < ny; j++) {
+                wb_aff s;
+                if (!wb_aff_add(&s, &x[i], &y[j], d->in.op == WT_OP_ISUB ? -1 : 1)) return 0;
+                int seen = 0;
+                for (int k = 0; k < n && !seen; k++) seen = wb_aff_equal(&out[k], &s, 1);
+                if (seen) continue;
+                if (n == 2) return 0;
+                out[n++] = s;
+            }
+        return n;
+    case WT_OP_SEL:
+        nx = step_forms(L, v, d->in.s[1], dist + d->dist[1], x, depth - 1);
+        ny = nx ? step_forms(L, v, d->in.s[2], dist + d->dist[2], y, depth - 1) : 0;
+        if (!ny) return 0;
+        for (int i = 0; i < nx + ny; i++) {
+            const wb_aff *s = i < nx ? &x[i] : &y[i - nx];
+            int seen = 0;
+            for (int k = 0; k < n && !seen; k++) seen = wb_aff_equal(&out[k], s, 1);
+            if (seen) continue;
+            if (n == 2) return 0;
+            out[n++] = *s;
+        }
+        return n;
+    default:
+        return 0;
+    }
+}
+
+/* A body value that is a stepped counter (wb_counter): each iteration adds a
+ * constant m, or m + g. The in-place butterfly's pointer, which a restart
+ * (if j = h then p := p + h) makes no induction variable. */
+static int find_counter(loop *L)
+{
+    for (int v = 1; v < L->nv; v++) {
+        if (!is_body_value(L, wb_vreg(v))) continue;
+        int op = L->op[L->def[v]].in.op;
+        if (op != WT_OP_IADD && op != WT_OP_ISUB) continue;
+        wb_aff s[2];
+        if (step_forms(L, v, wb_vreg(v), 0, s, 8) != 2 || s[0].p != 1 || s[1].p != 1) continue;
+        s[0].p = s[1].p = 0;
+        int k = s[0].nterm == 0 ? 0 : s[1].nterm == 0 ? 1 : -1;
+        if (k < 0 || s[k].c == 0 || s[k].c < INT32_MIN || s[k].c > INT32_MAX) continue;
+        if (!wb_aff_add(&L->ctr.g, &s[1 - k], &s[k], -1)) continue;
+        L->ctr_v = v;
+        L->ctr.m = s[k].c;
+        return 1;
+    }
+    L->ctr_v = 0;
+    return 0;
+}
+
 /* Every load's and store's address as a form, read before the body is rewritten
  * (strength reduction makes new induction variables, literals move to
  * registers: the forms stay those of the values). */
 void swp_address_forms(loop *L)
 {
+    find_counter(L);
     for (int i = 0; i < L->nop; i++) {
         bop *x = &L->op[i];
         if (x->in.op != WT_OP_LD && x->in.op != WT_OP_ST) continue;

@@ -194,6 +194,18 @@ static int entry_checks(loop *L, int block, int N, int small)
         int near = emit_val(f, block, WT_OP_ILT, wb_vreg(both), wb_imm(0, 0));
         small = emit_val(f, block, WT_OP_OR, wb_vreg(small), wb_vreg(near));
     }
+    if (L->ctr_used) {
+        /* the stepped counter's extra step, at least what its dependences assumed */
+        const wb_aff *g = &L->ctr.g;
+        int acc = emit_val(f, block, WB_COPY, wb_imm((uint32_t)g->c, 0), (wb_opnd){0});
+        for (int k = 0; k < g->nterm; k++) {
+            int t = g->term[k].k == 1 ? (int)g->term[k].v : emit_times(f, block, wb_vreg(g->term[k].v), g->term[k].k);
+            acc = emit_val(f, block, WT_OP_IADD, wb_vreg(acc), wb_vreg(t));
+        }
+        if (L->ctr.m < 0) acc = emit_val(f, block, WT_OP_ISUB, wb_imm(0, 0), wb_vreg(acc));
+        int near = emit_val(f, block, WT_OP_ILT, wb_vreg(acc), wb_imm((uint32_t)L->ctr_gmin, 0));
+        small = emit_val(f, block, WT_OP_OR, wb_vreg(small), wb_vreg(near));
+    }
     return small;
 }
 

@@ -90,9 +90,25 @@ static void order_pair(loop *L, gbuild *B, const bop *x, const bop *y)
          * x[j] and x[j+h] are apart by h/step iterations, checked on entry to
          * be more than the loop runs. */
         wb_dep dep = {.kind = WB_DEP_UNKNOWN};
+        int ix = (int)(x - L->op), iy = (int)(y - L->op);
+        if (x->has_addr && y->has_addr && L->ctr_v && (x->addr.p || y->addr.p)) {
+            /* through the stepped counter: program order within an iteration,
+             * and y before x of the iterations at the distances it allows */
+            dep = wb_counter_dependence(&y->addr, &x->addr, &L->ctr, L->ctr_want);
+            mem_edge(B, na, nb, ab, 0, ix, iy);
+            if (dep.kind == WB_DEP_UNKNOWN) {
+                mem_edge(B, nb, na, ba, 1, iy, ix);
+                return;
+            }
+            if (L->ctr.g.nterm) {
+                L->ctr_used = 1;
+                if (dep.gmin > L->ctr_gmin) L->ctr_gmin = dep.gmin;
+            }
+            if (dep.kind == WB_DEP_AT) mem_edge(B, nb, na, ba, dep.dist, iy, ix);
+            return;
+        }
         if (x->has_addr && y->has_addr) dep = wb_mem_dependence(&x->addr, &y->addr);
         if (dep.kind == WB_DEP_CHECK && !swp_add_check(L, &dep)) dep.kind = WB_DEP_UNKNOWN;
-        int ix = (int)(x - L->op), iy = (int)(y - L->op);
         if (dep.kind == WB_DEP_AT && dep.dist >= 0) {
             mem_edge(B, na, nb, ab, dep.dist, ix, iy);
         } else if (dep.kind == WB_DEP_AT) {
@@ -125,6 +141,8 @@ void swp_build_graph(loop *L, gbuild *B)
     }
     B->g.model = L->f->model;
     B->g.n = n;
+    L->ctr_used = 0;
+    L->ctr_gmin = 0;
     B->g.node = ws_xcalloc((size_t)n + 1, sizeof *B->g.node);
     for (int i = 0; i < L->nop; i++) {
         bop *x = &L->op[i];
@@ -174,6 +192,32 @@ void swp_build_graph(loop *L, gbuild *B)
         const bop *x = &L->op[i];
         if (x->live && x->reload_for >= 0)
             edge(B, L->op[x->reload_for].node, x->node, -(op_latency(L, &x->in) + 1), 0);
+    }
+}
+
+/* The least distance the stepped counter's memory dependences are given: the
+ * smallest at which they no longer keep RecMII above ResMII. Each costs an
+ * entry check (g >= a bound that grows with it; else the original loop runs),
+ * so no larger than that. */
+void swp_counter_distance(loop *L, gbuild *B)
+{
+    enum { MAX_WANT = 16 };
+    L->ctr_want = 1;
+    if (!L->ctr_v || B->g.n == 0) return;
+    const char *bound;
+    int res = wb_res_mii(&B->g, &bound), best = wb_rec_mii(&B->g), best_want = 1;
+    for (int want = 2; want <= MAX_WANT && best > res; want++) {
+        L->ctr_want = want;
+        swp_build_graph(L, B);
+        int rec = wb_rec_mii(&B->g);
+        if (rec < best) {
+            best = rec;
+            best_want = want;
+        }
+    }
+    if (L->ctr_want != best_want) {
+        L->ctr_want = best_want;
+        swp_build_graph(L, B);
     }
 }
 

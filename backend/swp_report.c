@@ -75,6 +75,10 @@ void swp_memory_notes(const loop *L, ws_buf *c)
     for (int i = 0; i < L->ncheck; i++)
         ws_buf_printf(c, "        ;*      Checked on entry                 : two addresses %s N*%lld bytes apart "
                       "(else the original loop runs)\n", "at least", (long long)(L->check[i].step < 0 ? -L->check[i].step : L->check[i].step));
+    if (L->ctr_used)
+        ws_buf_printf(c, "        ;*      Checked on entry                 : the counter's extra step at least %lld "
+                      "(its loads and stores %d or more iterations apart; else the original loop runs)\n",
+                      (long long)L->ctr_gmin, L->ctr_want);
 }
 
 /* The kernel's dbnz counts a trip count no data and no cell number decide:

@@ -11,8 +11,15 @@
  * of each word leaving the array. It has no floating-point units, no data memory and
  * no sequencer of its own: the program is refused when loaded otherwise.
  *
+ * The IU also writes the address path (@adr, warp_ops.def's WT_PATH rows) of the first
+ * cell, which passes each word it reads on to the next: the data-independent addresses
+ * and loop-control words, computed once for every cell. Only the IU beside the first
+ * cell writes it (the last cell's IU part runs the same bundles later; its path words
+ * would be a second copy, so they are dropped).
+ *
  * Rates from the seed: the link takes one 32-bit word into the array a cycle, so an IU
- * bundle that feeds k > 1 words holds its end cell for k clocks; the words leaving the
+ * bundle that feeds k > 1 words holds its end cell for k clocks, and the address path
+ * takes two a cycle (a bundle writing k > 2 holds it k/2 clocks); the words leaving the
  * array and the host's transfers (10 MB/s, half a word a 200 ns cycle) are counted
  * for --stats, not enforced (the seed's own claim of full utilisation on the
  * polynomial needs more: docs/design.md). */
@@ -33,7 +40,7 @@ struct wsim_iu_side {
     uint32_t reg[WT_OPND_NREGS];
     iu_pending *pend;
     size_t npend, cap;
-    uint64_t bundles, words_in, addresses, link_clocks;
+    uint64_t bundles, words_in, addresses, link_clocks, path_words[WT_NPATHS];
 };
 
 int wsim_iu_check(const wt_model *m, const wt_insn *code, uint32_t ncode, char *err, size_t errlen)
@@ -97,12 +104,30 @@ static unsigned feeds(const wsim_cell *c, const wt_insn *in, unsigned n[WT_NQUEU
     return total;
 }
 
+/* The words IU bundle pc writes into each path of cell c: only the first cell's. */
+static unsigned path_words(const wsim *s, const wsim_cell *c, const wt_insn *in, unsigned n[WT_NPATHS])
+{
+    unsigned total = 0;
+    memset(n, 0, WT_NPATHS * sizeof *n);
+    if (c != &s->cells[0]) return 0;
+    for (unsigned sl = 0; sl < WT_NSLOTS; sl++) {
+        const wt_slot *x = &in->slot[sl];
+        if (x->op == WT_OP_NONE || !wt_op_has_dest((wt_op)x->op) || !wt_opnd_is_path(x->opnd[0])) continue;
+        n[x->opnd[0] - WT_OPND_PATH]++;
+        total++;
+    }
+    return total;
+}
+
 int wsim_iu_ready(const wsim *s, const wsim_cell *c, uint32_t pc, uint64_t t)
 {
-    unsigned n[WT_NQUEUES];
-    if (!feeds(c, &s->prog.iu_code[pc], n)) return 1;
-    for (unsigned q = 0; q < WT_NQUEUES; q++)
-        if (n[q] && wca_queue_used_at(c->feedq[q], t) + n[q] > c->feedq[q]->cap) return 0;
+    unsigned n[WT_NQUEUES], np[WT_NPATHS];
+    if (feeds(c, &s->prog.iu_code[pc], n))
+        for (unsigned q = 0; q < WT_NQUEUES; q++)
+            if (n[q] && wca_queue_used_at(c->feedq[q], t) + n[q] > c->feedq[q]->cap) return 0;
+    if (path_words(s, c, &s->prog.iu_code[pc], np))
+        for (unsigned p = 0; p < WT_NPATHS; p++)
+            if (np[p] && wca_queue_used_at(&c->path[p], t) + np[p] > c->path[p].cap) return 0;
     return 1;
 }
 
@@ -110,8 +135,18 @@ unsigned wsim_iu_issue(wsim *s, wsim_cell *c, uint32_t pc, uint64_t t)
 {
     wsim_iu_side *u = c->iu;
     const wt_insn *in = &s->prog.iu_code[pc];
-    unsigned n[WT_NQUEUES], words = feeds(c, in, n);
+    unsigned n[WT_NQUEUES], words = feeds(c, in, n), np[WT_NPATHS], clocks = 1;
     int any = 0;
+    if (path_words(s, c, in, np))
+        for (unsigned p = 0; p < WT_NPATHS; p++) {
+            if (!np[p]) continue;
+            wca_queue *q = &c->path[p];
+            q->used += np[p];
+            if (q->used > c->path_peak[p]) c->path_peak[p] = q->used;
+            u->path_words[p] += np[p];
+            unsigned need = (np[p] + wt_paths[p].per_clock - 1) / wt_paths[p].per_clock;
+            if (need > clocks) clocks = need;
+        }
     land_due(u, t);
     for (unsigned s_ = 0; s_ < WT_NSLOTS; s_++) {
         const wt_slot *sl = &in->slot[s_];
@@ -164,14 +199,14 @@ unsigned wsim_iu_issue(wsim *s, wsim_cell *c, uint32_t pc, uint64_t t)
             if (!(c->addr_live >> (d - WT_OPND_ADDR) & 1)) continue;
             u->addresses++;
             wsim_schedule_write(s, c, d, v, t + lat, pc);
+        } else if (wt_opnd_is_path(d)) {
+            if (c != &s->cells[0]) continue;
+            wsim_schedule_write(s, c, d, v, t + lat, pc);
         }
     }
     u->bundles += any;
-    if (words > 1) {
-        u->link_clocks += words - 1;
-        return words;
-    }
-    return 1;
+    if (words > 1) u->link_clocks += words - 1;
+    return words > clocks ? words : clocks;
 }
 
 void wsim_iu_print_stats(const wsim *s, FILE *out)
@@ -186,6 +221,22 @@ void wsim_iu_print_stats(const wsim *s, FILE *out)
                 k, (unsigned long long)u->bundles, (unsigned long long)u->words_in,
                 (unsigned long long)u->addresses, (unsigned long long)u->link_clocks);
         in += u->words_in;
+    }
+    for (unsigned p = 0; p < WT_NPATHS; p++) {
+        const wsim_iu_side *u = s->cells[0].iu;
+        uint64_t reads = 0;
+        uint32_t peak = 0;
+        for (int k = 0; k < s->ncells; k++) {
+            reads += s->cells[k].path_reads[p];
+            if (s->cells[k].path_peak[p] > peak) peak = s->cells[k].path_peak[p];
+        }
+        if (!reads && (!u || !u->path_words[p])) continue;
+        /* the seed's rate: two addresses a 200 ns cycle between neighbours */
+        fprintf(out,
+                "address path %s: %llu words from the iu (%u a cycle at most), %llu reads by the cells, "
+                "fullest queue %u of %u words\n",
+                wt_paths[p].name, (unsigned long long)(u ? u->path_words[p] : 0), wt_paths[p].per_clock,
+                (unsigned long long)reads, peak, wt_paths[p].words);
     }
     uint64_t outw = s->iu_words_out;
     /* 10 MB/s at 5 MHz: 2 bytes a cycle, a 32-bit word every 2 cycles. The host

@@ -39,7 +39,7 @@ static uint8_t src_index(unsigned o)
 {
     if (o == WT_OPND_IMM0) return SRC_IMM0;
     if (o == WT_OPND_IMM1) return SRC_IMM1;
-    if (wt_opnd_is_pgate(o)) return (uint8_t)(SRC_GATE + wsim_gate_of(o));
+    if (wt_opnd_is_pgate(o) || wt_opnd_is_path(o)) return (uint8_t)(SRC_GATE + wsim_gate_of(o));
     if (wt_opnd_is_ctl(o)) return (uint8_t)(SRC_CTL + (o - WT_OPND_CTL));
     return (uint8_t)o;
 }
@@ -83,7 +83,9 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
         if (opnds.bad) b->bad = WSIM_BAD_UNDEFINED;
         unsigned o = d.dst = opnds.dst;
         int g = wsim_gate_of(o);
-        if (g >= 0) {
+        if (wt_opnd_is_path(o)) {
+            if (!opnds.bad) b->bad = WSIM_BAD_PATH_WRITE;
+        } else if (g >= 0) {
             b->out_mask |= (uint8_t)(1u << g);
             b->out_n[g]++;
         } else if (wt_opnd_is_feed(o)) {
@@ -118,6 +120,8 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
     if (b->gate_rd & 0x30 || b->ctl_rd) agent = 1;
     if (waits > 1) b->bad = WSIM_BAD_TWO_WAITS;
     if (agent && !m->logical_channels) b->bad = WSIM_BAD_NO_AGENT;
+    for (unsigned p = 0; p < WT_NPATHS; p++)
+        if ((b->gate_rd >> (WSIM_GATE_PATH + p) & 1) && wt_paths[p].model != m->id) b->bad = WSIM_BAD_NO_PATH;
     wt_bundle_use use = wt_insn_use(in);
     b->clocks = (uint8_t)wt_bundle_clocks(m, &use);
     unsigned ev = b->clocks > 1 ? b->clocks : 0;
@@ -170,7 +174,7 @@ static void specialise(const wsim_bundle *full, unsigned live, wsim_bundle *b)
         b->ops[b->nops++] = d;
     }
     b->io = b->gate_rd || b->out_mask || b->feed_mask || b->wait_op || b->ctl_rd;
-    b->plain = !b->bad && !b->wait_op && !b->ctl_rd && !b->feed_mask;
+    b->plain = !b->bad && !b->wait_op && !b->ctl_rd && !b->feed_mask && !(b->gate_rd >> WSIM_GATE_PATH);
     for (unsigned i = 0; i < b->nops; i++)
         if (b->ops[i].kind == WT_K_COMM || b->ops[i].kind == WT_K_DOUBLE || b->ops[i].wr == WSIM_WR_HOST)
             b->plain = 0;
@@ -383,6 +387,10 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         for (int q = 0; q < WT_NQUEUES; q++) wca_queue_init(&c->q[q], s->qcap);
+        for (unsigned p = 0; p < WT_NPATHS; p++) {
+            wca_queue_init(&c->path[p], wt_paths[p].words);
+            if (wt_paths[p].model == m->id) c->in[WSIM_GATE_PATH + p] = &c->path[p];
+        }
     }
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
@@ -393,6 +401,8 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
             c->out[q] = nb >= 0 && nb < s->ncells ? &s->cells[nb].q[q ^ 2] : NULL;
             c->feedq[q] = &c->q[q];
         }
+        for (unsigned p = 0; p < WT_NPATHS; p++)
+            c->path_next[p] = k + 1 < s->ncells && c->in[WSIM_GATE_PATH + p] ? &s->cells[k + 1].path[p] : NULL;
     }
     return 0;
 }
@@ -403,6 +413,7 @@ static void wsim_release(wsim *s)
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         for (int q = 0; q < WT_NQUEUES; q++) wca_queue_fini(&c->q[q]);
+        for (unsigned p = 0; p < WT_NPATHS; p++) wca_queue_fini(&c->path[p]);
         free(c->mem);
         free(c->rstack);
         free(c->wheel);
@@ -460,8 +471,9 @@ static void hfifo_push(wsim_hfifo *f, uint32_t val, uint32_t pc, uint64_t time)
  * then carries it. */
 static inline void queue_land(wsim *s, wca_queue *q, uint32_t word, uint8_t tag, uint64_t arrival, uint64_t t)
 {
-    wca_queue_put(q, word, tag, arrival);
-    if (s->comm) wca_pushed(s->comm, q, t);
+    (void)t;
+    if (s->comm) wca_put(s->comm, q, word, tag, arrival);
+    else wca_queue_put(q, word, tag, arrival);
 }
 
 static void land_other(wsim *s, wsim_cell *c, uint64_t t, const wsim_write *w);
@@ -479,6 +491,9 @@ static inline __attribute__((always_inline)) void land(wsim *s, wsim_cell *c, ui
         } else if (d < WT_OPND_FEED && !s->comm && c->out[d - WT_OPND_GATE]) {
             /* A Warp word crossing the link to the neighbour's queue. */
             wca_queue_put(c->out[d - WT_OPND_GATE], w[i].val, w[i].tag, t + s->link);
+        } else if (d < WT_OPND_FEED && c->out[d - WT_OPND_GATE]) {
+            /* An iWarp word entering a channel of the cell's agent, which a bus carries. */
+            wca_put(s->comm, c->out[d - WT_OPND_GATE], w[i].val, w[i].tag, t);
         } else {
             land_other(s, c, t, &w[i]);
             if (s->status != WSIM_RUNNING) return;
@@ -503,6 +518,9 @@ static __attribute__((noinline)) void land_other(wsim *s, wsim_cell *c, uint64_t
     } else if (wt_opnd_is_addr(d)) {
         hfifo_push(&s->addr[(c - s->cells) * WT_NQUEUES + d - WT_OPND_ADDR], w->val, w->pc, t);
         s->addr_n++;
+    } else if (wt_opnd_is_path(d)) {
+        /* the interface unit's word, its slot reserved when the IU issued */
+        wca_queue_put(&c->path[d - WT_OPND_PATH], w->val, WT_MARK_DATA, t);
     } else {
         char why[200];
         int k = (int)(c - s->cells);
@@ -602,9 +620,24 @@ void wsim_schedule_write(wsim *s, wsim_cell *c, unsigned dst, uint32_t val, uint
     schedule(s, c, &o, val, when, pc, &s->horizon);
 }
 
+/* Path words pass a cell as a mv to a gate would: the next cell finds the word in its
+ * queue a mv's latency plus a link's after the read (warp_ops.def, WT_PATH). */
+void wsim_path_pass(wsim *s, wsim_cell *c, unsigned g, wca_qword w, uint64_t t, uint64_t *horizon)
+{
+    unsigned p = g - WSIM_GATE_PATH;
+    wca_queue *nq = c->path_next[p];
+    c->path_reads[p]++;
+    if (!nq) return;
+    uint64_t arrival = t + wt_ops[WT_OP_MV].latency[s->model->id] + s->link;
+    nq->used++;
+    wca_queue_put(nq, w.word, w.tag, arrival);
+    if (wca_queue_used_at(nq, t) > c[1].path_peak[p]) c[1].path_peak[p] = wca_queue_used_at(nq, t);
+    note_event(horizon, arrival);
+}
+
 static __attribute__((noinline, cold)) void fault_unbound(wsim *s, int k, uint32_t pc, int input, unsigned g)
 {
-    const char *name = wt_opnd_name(g < WT_NQUEUES ? WT_OPND_GATE + g : WT_OPND_PGATE + g - WT_NQUEUES);
+    const char *name = wsim_gate_name(g);
     if (g < WT_NQUEUES)
         wsim_fault(s, k, pc, "%s gate %s is connected to no channel", input ? "input" : "output", name);
     else
@@ -678,6 +711,9 @@ static inline __attribute__((always_inline)) int issue_impl(wsim *s, int k, wsim
                                   "on the Warp model: compile with -mcpu=iwarp",
             [WSIM_BAD_NO_DOUBLE] = "double precision (dadd, dmul ...) is iWarp's; the Warp cell's data path is "
                                    "32 bits: assemble with -mcpu=iwarp",
+            [WSIM_BAD_NO_PATH] = "the address path (@adr) is the Warp's: the iWarp cells compute their own addresses",
+            [WSIM_BAD_PATH_WRITE] = "only the interface unit writes the address path (@adr); a cell passes on what "
+                                    "it reads",
         };
         wsim_fault(s, k, pc, "%s", why[b->bad]);
         return 0;
@@ -714,6 +750,11 @@ static inline __attribute__((always_inline)) int issue_impl(wsim *s, int k, wsim
                 return 0;
             }
             if (!wca_queue_ready(q, t)) goto stall;
+            /* a path's word read is passed on: the next cell's queue needs room */
+            if (!plain && b->in_g[i] >= WSIM_GATE_PATH) {
+                const wca_queue *nq = c->path_next[b->in_g[i] - WSIM_GATE_PATH];
+                if (nq && wca_queue_used_at(nq, t) + 1 > nq->cap) goto stall;
+            }
         }
         for (unsigned i = 0; i < n_out; i++) {
             unsigned g = b->out_g[i];
@@ -746,6 +787,7 @@ static inline __attribute__((always_inline)) int issue_impl(wsim *s, int k, wsim
             wca_qword w = wca_queue_take(q, t);
             c->src[SRC_GATE + g] = w.word;
             if (comm) wca_dequeued(comm, k, g, q, w.tag, t);
+            else if (!plain && g >= WSIM_GATE_PATH) wsim_path_pass(s, c, g, w, t, horizon);
         }
         for (unsigned i = 0; i < n_out; i++) {
             unsigned g = b->out_g[i];

@@ -13,8 +13,11 @@
 #include "warp_sim.h"
 #include "warp_support.h"
 
-/* The gates a bundle names: 0..3 the direction gates (WT_Q_*), 4 and 5 iWarp's @g0, @g1. */
-#define WSIM_NGATES WCA_NGATES
+/* The gates a bundle names: 0..3 the direction gates (WT_Q_*), 4 and 5 iWarp's @g0, @g1,
+ * then the Warp's paths (WT_PATH rows: @adr), which a cell reads as a gate. */
+#define WSIM_GATE_PATH WCA_NGATES
+#define WSIM_NGATES (WCA_NGATES + WT_NPATHS)
+_Static_assert(WSIM_NGATES <= 8, "a bundle's gates are bits of a byte");
 
 /* A cell's source operand file: one flat array so that every operand, whatever it
  * names, is read as src[index] with no branch. Registers keep their codes; r0 is
@@ -22,7 +25,7 @@
  * bundles that read them. */
 enum {
     SRC_CID = WT_OPND_CID,      /* 64 */
-    SRC_GATE = WT_OPND_GATE,    /* 65..70: the words this bundle dequeued, by gate */
+    SRC_GATE = WT_OPND_GATE,    /* 65..: the words this bundle dequeued, by gate */
     SRC_IMM0 = SRC_GATE + WSIM_NGATES,
     SRC_IMM1,
     SRC_CTL,                    /* + wt_ctl */
@@ -69,7 +72,7 @@ enum {
 /* Why a bundle faults when issued (wsim_bundle.bad). */
 enum {
     WSIM_BAD_NONE, WSIM_BAD_UNDEFINED, WSIM_BAD_MARKER_DEST, WSIM_BAD_CREQ_GATES, WSIM_BAD_TWO_WAITS,
-    WSIM_BAD_NO_AGENT, WSIM_BAD_NO_DOUBLE
+    WSIM_BAD_NO_AGENT, WSIM_BAD_NO_DOUBLE, WSIM_BAD_NO_PATH, WSIM_BAD_PATH_WRITE
 };
 
 /* Two cache lines: the fields issue tests first, then the operations. */
@@ -158,6 +161,13 @@ typedef struct wsim_cell {
     uint64_t class_ops[WT_NUCLASSES]; /* but those still in class_lanes */
     uint64_t class_lanes;
     wca_queue q[WT_NQUEUES];     /* Warp: the cell's input queues */
+    /* Warp: each path's queue (in[WSIM_GATE_PATH + p] reads it), the next cell's, to
+     * which a word read is passed on (NULL at the last cell: dropped), and the most
+     * words the writer ever found in the queue it fills. */
+    wca_queue path[WT_NPATHS];
+    wca_queue *path_next[WT_NPATHS];
+    uint32_t path_peak[WT_NPATHS];
+    uint64_t path_reads[WT_NPATHS];
 } wsim_cell;
 
 /* sim_threads.c: runs work(ctx, part) for parts 0..n-1, part 0 on the caller's thread. */
@@ -270,8 +280,17 @@ static inline int wsim_gate_of(unsigned o)
 {
     if (wt_opnd_is_gate(o)) return (int)(o - WT_OPND_GATE);
     if (wt_opnd_is_pgate(o)) return (int)(o - WT_OPND_PGATE) + WT_NQUEUES;
+    if (wt_opnd_is_path(o)) return (int)(o - WT_OPND_PATH) + WSIM_GATE_PATH;
     return -1;
 }
+/* "@xl", "@g0", "@adr": the operand of gate g (wsim_gate_of). */
+static inline const char *wsim_gate_name(unsigned g)
+{
+    if (g >= WSIM_GATE_PATH) return wt_opnd_name(WT_OPND_PATH + g - WSIM_GATE_PATH);
+    return wt_opnd_name(g < WT_NQUEUES ? WT_OPND_GATE + g : WT_OPND_PGATE + g - WT_NQUEUES);
+}
+/* Cell c passes on the word w of path gate g it took at clock t (sim.c). */
+void wsim_path_pass(wsim *s, wsim_cell *c, unsigned g, wca_qword w, uint64_t t, uint64_t *horizon);
 /* Why a cell's next bundle cannot issue at clock t; "" if it can. */
 void wsim_wait_reason(const wsim *s, int cell, uint64_t t, char *buf, size_t size);
 /* "FILE:LINE" of a program address through the program's callback; NULL if unknown. */

@@ -13,7 +13,7 @@
 #include "warp_support.h"
 
 /* Queues a cell shows: Warp's four, iWarp's input gates (the channel each is bound to). */
-#define TR_NQ WSIM_NGATES
+#define TR_NQ WCA_NGATES
 /* Channels a cell shows: Warp's links into its four queues, iWarp's four output buses. */
 #define TR_NCH 4
 

@@ -56,10 +56,7 @@ typedef struct wf_graph {
     int ncycle;
 } wf_graph;
 
-static const char *gate_name(unsigned g)
-{
-    return wt_opnd_name(g < WT_NQUEUES ? WT_OPND_GATE + g : WT_OPND_PGATE + g - WT_NQUEUES);
-}
+static const char *gate_name(unsigned g) { return wsim_gate_name(g); }
 
 static int add_node(wf_graph *G, wf_kind kind, int cell, int index)
 {
@@ -297,6 +294,17 @@ static void local_wait(const wsim *s, wf_graph *G, int node, int k)
 static void read_wait(const wsim *s, wf_graph *G, int node, int k, unsigned g, const wca_queue *q)
 {
     wf_node *n = &G->n[node];
+    if (!s->comm && g >= WSIM_GATE_PATH) {
+        say(n, "waits to read %s (its address queue is empty)", gate_name(g));
+        if (k == 0) {
+            say(n, "; only the interface unit writes it");
+            return;
+        }
+        say(n, "; cell %d passes each word it reads there on to it", k - 1);
+        halted_note(s, n, k - 1);
+        edge(G, node, k - 1, "reads %s", gate_name(g));
+        return;
+    }
     if (!s->comm) {
         int nb = g == WT_Q_XL || g == WT_Q_YL ? k - 1 : k + 1;
         say(n, "waits to read %s (its queue is empty)", gate_name(g));
@@ -450,6 +458,16 @@ static void cell_wait(const wsim *s, wf_graph *G, int node, int k, uint64_t t)
             return;
         }
     }
+    for (unsigned p = 0; p < WT_NPATHS; p++) {
+        const wca_queue *q = c->path_next[p];
+        if ((b->gate_rd >> (WSIM_GATE_PATH + p) & 1) && q && wca_queue_used_at(q, t) + 1 > q->cap) {
+            say(n, "waits to pass %s on (cell %d's address queue is full); cell %d reads it through %s",
+                wt_paths[p].name, k + 1, k + 1, wt_paths[p].name);
+            halted_note(s, n, k + 1);
+            edge(G, node, k + 1, "reads %s", wt_paths[p].name);
+            return;
+        }
+    }
     for (unsigned g = 0; g < WSIM_NGATES; g++) {
         const wca_queue *q = c->out[g];
         if ((b->out_mask & (1u << g)) && q && wca_queue_used_at(q, t) + b->out_n[g] > q->cap) {
@@ -464,6 +482,11 @@ static void cell_wait(const wsim *s, wf_graph *G, int node, int k, uint64_t t)
                 gate_name(q));
             return;
         }
+    }
+    if (c->iu && s->prog.iu_code && !wsim_iu_ready(s, c, c->pc, t)) {
+        say(n, "waits for room for its interface unit's words (a queue it feeds from the host, or %s, is full)",
+            wt_paths[0].name);
+        return;
     }
     if (b->wait_op) {
         const wsim_dop *o = &b->ops[b->wait_op - 1];

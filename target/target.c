@@ -171,6 +171,7 @@ unsigned wt_res_issue(const wt_model *m, unsigned r)
     if (r == WT_UC_NONE || r == WT_RES_IU + WT_UC_NONE || r >= WT_NRES) return 0;
     if (r < WT_RES_IU) return m ? wt_class_issue(m, (wt_unit_class)r) : wt_class_slots((wt_unit_class)r);
     if (m && !m->interface_unit) return 0;
+    if (r >= WT_RES_PATH) return m && wt_paths[r - WT_RES_PATH].model != m->id ? 0 : wt_paths[r - WT_RES_PATH].per_clock;
     return r == WT_RES_LINK ? WT_IU_LINK_WORDS : wt_class_slots((wt_unit_class)(r - WT_RES_IU));
 }
 
@@ -179,6 +180,12 @@ const char *wt_res_name(unsigned r)
     static const char *const iu_names[WT_NUCLASSES] = {"IU none", "IU FA", "IU FM", "IU ALU", "IU MEM", "IU MV", "IU BR"};
     if (r < WT_RES_IU) return wt_unit_class_name((wt_unit_class)r);
     if (r < WT_RES_LINK) return iu_names[r - WT_RES_IU];
+    if (r >= WT_RES_PATH && r < WT_NRES) {
+        static char names[WT_NPATHS][16];
+        /* Filled once; the strings never change after, so sharing them is safe. */
+        if (!names[r - WT_RES_PATH][0]) snprintf(names[r - WT_RES_PATH], sizeof names[0], "IU %s", wt_paths[r - WT_RES_PATH].name);
+        return names[r - WT_RES_PATH];
+    }
     return r == WT_RES_LINK ? "IU link" : "?";
 }
 
@@ -204,6 +211,8 @@ int wt_bundle_add(wt_bundle_use *u, wt_unit_class uc, int dst, const unsigned *s
     if (!wt_bundle_fits(NULL, u, uc, 0)) return -1;
     wt_bundle_take(u, uc, 0);
     wt_bundle_add_gates(u, dst, srcs, nsrc);
+    /* Only the interface unit writes a path: the words it carries that clock. */
+    if (dst >= 0 && wt_opnd_is_path((unsigned)dst)) u->used[WT_RES_PATH + (unsigned)dst - WT_OPND_PATH]++;
     return 0;
 }
 
@@ -352,8 +361,16 @@ const wt_ctl_info wt_ctls[WT_NCTL] = {
     [WT_CTL_SPL] = {"%spl", 1, 1},   [WT_CTL_SPN] = {"%spn", 1, 1},
     [WT_CTL_SPC] = {"%spc", 1, 1},
 };
-_Static_assert(WT_OPND_CTL + WT_NCTL - 1 == WT_OPND_LAST_NAMED, "control registers end the named operands");
+_Static_assert(WT_OPND_CTL + WT_NCTL == WT_OPND_PATH, "the paths follow the control registers");
 _Static_assert(WT_OPND_LAST_NAMED < WT_OPND_IMM0, "named operands stay below the literal codes");
+
+const wt_path_info wt_paths[WT_NPATHS] = {
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem)
+#define WT_PATH(id, name, words, per_clock, model) [WT_PATH_##id] = {name, words, per_clock, WT_MODEL_##model},
+#include "warp_ops.def"
+#undef WT_PATH
+#undef WT_OP
+};
 
 static const char *const named_operands[] = {
     [WT_OPND_CID - WT_OPND_CID] = "cid",
@@ -366,13 +383,13 @@ static const char *const named_operands[] = {
 int wt_opnd_valid_src(unsigned o)
 {
     return wt_opnd_is_reg(o) || o == WT_OPND_CID || wt_opnd_is_gate(o) || wt_opnd_is_pgate(o) ||
-           wt_opnd_is_imm(o) || (wt_opnd_is_ctl(o) && wt_ctls[o - WT_OPND_CTL].readable);
+           wt_opnd_is_imm(o) || wt_opnd_is_path(o) || (wt_opnd_is_ctl(o) && wt_ctls[o - WT_OPND_CTL].readable);
 }
 
 int wt_opnd_valid_dst(unsigned o)
 {
     return wt_opnd_is_reg(o) || wt_opnd_is_gate(o) || wt_opnd_is_feed(o) || wt_opnd_is_addr(o) ||
-           wt_opnd_is_pgate(o) || (wt_opnd_is_ctl(o) && wt_ctls[o - WT_OPND_CTL].writable);
+           wt_opnd_is_pgate(o) || wt_opnd_is_path(o) || (wt_opnd_is_ctl(o) && wt_ctls[o - WT_OPND_CTL].writable);
 }
 
 const char *wt_opnd_name(unsigned o)
@@ -384,6 +401,7 @@ const char *wt_opnd_name(unsigned o)
         return regs[o];
     }
     if (wt_opnd_is_ctl(o)) return wt_ctls[o - WT_OPND_CTL].name;
+    if (wt_opnd_is_path(o)) return wt_paths[o - WT_OPND_PATH].name;
     if (o >= WT_OPND_CID && o <= WT_OPND_LAST_NAMED) return named_operands[o - WT_OPND_CID];
     return NULL;
 }
@@ -620,8 +638,8 @@ const char *wt_iu_slot_fault(const wt_insn *in, unsigned s)
         int sub = wt_sig_subfield(*p);
         if (*p == 'd') {
             unsigned o = sl->opnd[0];
-            if (!wt_opnd_is_reg(o) && !wt_opnd_is_feed(o) && !wt_opnd_is_addr(o))
-                return "a destination other than a register, a host feed or a host address";
+            if (!wt_opnd_is_reg(o) && !wt_opnd_is_feed(o) && !wt_opnd_is_addr(o) && !wt_opnd_is_path(o))
+                return "a destination other than a register, a host feed, a host address or a path (@adr)";
         } else if (*p == 'm') {
             if (!iu_source(sl->opnd[1]) || !iu_source(sl->opnd[2])) return "a source other than a register or a literal";
         } else if (sub >= 0 && !iu_source(sl->opnd[sub])) {

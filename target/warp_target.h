@@ -162,6 +162,24 @@ wt_marker wt_op_marker(wt_op op);
 
 /* ---- Operands ------------------------------------------------------------------ */
 
+/* The paths of warp_ops.def (WT_PATH rows): the Warp's address path. */
+typedef enum wt_path {
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem)
+#define WT_PATH(id, name, words, per_clock, model) WT_PATH_##id,
+#include "warp_ops.def"
+#undef WT_PATH
+#undef WT_OP
+    WT_NPATHS
+} wt_path;
+
+typedef struct wt_path_info {
+    const char *name;            /* the operand: "@adr" */
+    uint16_t words;              /* each cell's queue */
+    uint8_t per_clock;           /* words the interface unit writes into it a clock */
+    wt_model_id model;           /* the one model that has it */
+} wt_path_info;
+extern const wt_path_info wt_paths[WT_NPATHS];
+
 /* Queue index q = 2*dir + chan, dir L=0 R=1, chan X=0 Y=1: the same numbering as
  * the frontend's w2.* calls. */
 enum { WT_Q_XL, WT_Q_YL, WT_Q_XR, WT_Q_YR, WT_NQUEUES };
@@ -176,7 +194,9 @@ enum {
     WT_OPND_PGATE = 77,    /* + g: @g0 @g1, iWarp's two input gates (as sources) and two
                               output gates (as destinations), bound to channels by %gi/%go */
     WT_OPND_CTL = 79,      /* + wt_ctl: the communication agent's control registers */
-    WT_OPND_LAST_NAMED = 79 + 22 - 1,
+    WT_OPND_PATH = 79 + 22, /* + wt_path: read by a cell (dequeues, and passes the word on),
+                               written by the interface unit */
+    WT_OPND_LAST_NAMED = WT_OPND_PATH + WT_NPATHS - 1,
     WT_OPND_IMM0 = 254,
     WT_OPND_IMM1 = 255
 };
@@ -187,7 +207,8 @@ static inline int wt_opnd_is_feed(unsigned o) { return o >= WT_OPND_FEED && o < 
 static inline int wt_opnd_is_addr(unsigned o) { return o >= WT_OPND_ADDR && o < WT_OPND_ADDR + 4; }
 static inline int wt_opnd_is_imm(unsigned o)  { return o == WT_OPND_IMM0 || o == WT_OPND_IMM1; }
 static inline int wt_opnd_is_pgate(unsigned o) { return o == WT_OPND_PGATE || o == WT_OPND_PGATE + 1; }
-static inline int wt_opnd_is_ctl(unsigned o)  { return o >= WT_OPND_CTL && o <= WT_OPND_LAST_NAMED; }
+static inline int wt_opnd_is_ctl(unsigned o)  { return o >= WT_OPND_CTL && o < WT_OPND_PATH; }
+static inline int wt_opnd_is_path(unsigned o) { return o >= WT_OPND_PATH && o < WT_OPND_PATH + WT_NPATHS; }
 
 /* The control registers of the iWarp communication agent, named %NAME in assembly
  * (docs/design.md, section 7). Writes take effect when the writing operation
@@ -249,15 +270,16 @@ static inline int wt_opnd_is_gate_out(unsigned o) { return wt_opnd_is_gate(o) ||
  * interface unit's bundle, which issues beside the cells' (a separate encoding with
  * the cells' format); and the IU link, which carries WT_IU_LINK_WORDS words a
  * clock into the array (seed 002, section 3): a host feed written by the IU takes it. */
-enum { WT_RES_IU = WT_NUCLASSES, WT_RES_LINK = 2 * WT_NUCLASSES, WT_NRES };
+enum { WT_RES_IU = WT_NUCLASSES, WT_RES_LINK = 2 * WT_NUCLASSES, WT_RES_PATH, WT_NRES = WT_RES_PATH + WT_NPATHS };
 #define WT_IU_LINK_WORDS 1
+/* WT_RES_PATH + p: the interface unit's writes into path p (wt_paths[p].per_clock a clock). */
 /* The resource of op in the cells' bundle (iu 0) or the interface unit's (iu 1). */
 static inline unsigned wt_op_res(wt_op op, int iu) { return (unsigned)wt_ops[op].uclass + (iu ? WT_RES_IU : 0); }
 /* Operations of resource r a bundle holds: with m NULL as far as the encoding goes
  * (the class's slots, the link's words), with a model what issues in one clock on
  * it (wt_class_issue; none of the interface unit's on a model without one). */
 unsigned wt_res_issue(const wt_model *m, unsigned r);
-/* "ALU", "IU ALU", "IU link" */
+/* "ALU", "IU ALU", "IU link", "IU @adr" */
 const char *wt_res_name(unsigned r);
 
 typedef struct wt_bundle_use {

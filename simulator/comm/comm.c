@@ -323,7 +323,9 @@ void wca_attend(wca *a, wca_lic *l)
 
 _Thread_local wca_part *wca_current_part;
 
-void wca_bus_activate(wca *a, int bus)
+/* Inlined into the per-word paths (a word landing, a transfer); the exported
+ * functions below are for the rarer callers. */
+static inline __attribute__((always_inline)) void bus_activate(wca *a, int bus)
 {
     wca_bus *b = &a->buses[bus];
     if (b->in_list) return;
@@ -338,16 +340,20 @@ void wca_bus_activate(wca *a, int bus)
     a->active_bus[a->n_active_bus++] = bus;
 }
 
-void wca_want(wca *a, wca_loc *o)
+void wca_bus_activate(wca *a, int bus) { bus_activate(a, bus); }
+
+static inline __attribute__((always_inline)) void want(wca *a, wca_loc *o)
 {
     if (o->src < 0 || o->bus < 0 || a->lics[o->src].q.count == 0) return;
     int bus = o->cell * WCA_NBUSES + o->bus;
     a->buses[bus].want |= 1u << o->k;
-    wca_bus_activate(a, bus);
+    bus_activate(a, bus);
 }
 
+void wca_want(wca *a, wca_loc *o) { want(a, o); }
+
 /* A word is in l's queue: whoever takes from it may act. */
-static void took_word(wca *a, wca_lic *l, uint8_t tag)
+static inline __attribute__((always_inline)) void took_word(wca *a, wca_lic *l, uint8_t tag)
 {
     l->words++;
     if (tag != WT_MARK_DATA) {
@@ -357,7 +363,7 @@ static void took_word(wca *a, wca_lic *l, uint8_t tag)
     switch (l->cons) {
     case CONS_LOC: {
         wca_loc *o = &a->locs[l->loc];
-        if (o->src == l->id) wca_want(a, o);
+        if (o->src == l->id) want(a, o);
         break;
     }
     case CONS_SPOOL: wca_spool_activate(a, l->cell, (unsigned)l->spool); break;
@@ -373,8 +379,14 @@ void wca_pushed(wca *a, wca_queue *q, uint64_t t)
     took_word(a, l, q->ring[(q->head + q->count - 1) & q->mask].tag);
 }
 
+void wca_put(wca *a, wca_queue *q, uint32_t word, uint8_t tag, uint64_t arrival)
+{
+    wca_queue_put(q, word, tag, arrival);
+    took_word(a, lic_of(a, q), tag);
+}
+
 /* The dequeue signal: the transmitter gets its slot back credit_latency clocks later. */
-static void dequeue_signal(wca *a, wca_lic *l, uint64_t t)
+static inline __attribute__((always_inline)) void dequeue_signal(wca *a, wca_lic *l, uint64_t t)
 {
     if (l->up < 0) return;
     wca_loc *o = &a->locs[l->up];
@@ -383,13 +395,15 @@ static void dequeue_signal(wca *a, wca_lic *l, uint64_t t)
     wca_note(a, when);
 }
 
-wca_qword wca_pop(wca *a, wca_lic *l, uint64_t t)
+static inline __attribute__((always_inline)) wca_qword pop(wca *a, wca_lic *l, uint64_t t)
 {
     wca_qword w = wca_queue_take(&l->q, t);
     dequeue_signal(a, l, t);
     if ((w.tag & WCA_TAG_KIND) != WT_MARK_DATA) l->nmarks--;
     return w;
 }
+
+wca_qword wca_pop(wca *a, wca_lic *l, uint64_t t) { return pop(a, l, t); }
 
 void wca_dequeued(wca *a, int cell, unsigned gate, wca_queue *q, uint8_t tag, uint64_t t)
 {
@@ -438,7 +452,7 @@ static inline void absorb_credits(wca_loc *o, uint64_t t)
 
 static inline __attribute__((always_inline)) void transfer(wca *a, wca_bus *b, wca_loc *o, wca_lic *l, uint64_t t)
 {
-    wca_qword w = wca_pop(a, l, t);
+    wca_qword w = pop(a, l, t);
     uint8_t tag = w.tag & WCA_TAG_KIND;
     uint64_t arrive = t + a->link;
     /* Statistics: from the moment the word could have gone to now, first the clocks

@@ -165,6 +165,9 @@ wca_queue *wca_feed_queue(wca *a, int cell, unsigned q);
 /* A word was appended to queue q (one of the agent's) at clock t: linked channels,
  * spools and markers take note. */
 void wca_pushed(wca *a, wca_queue *q, uint64_t t);
+/* Appends a word to queue q (one of the agent's) whose slot was reserved, and takes
+ * note as wca_pushed: the path of every word a cell writes to a gate. */
+void wca_put(wca *a, wca_queue *q, uint32_t word, uint8_t tag, uint64_t arrival);
 /* Cell `cell` took word w through input gate `gate` at clock t: the dequeue signal
  * restores the transmitter's credit. */
 void wca_dequeued(wca *a, int cell, unsigned gate, wca_queue *q, uint8_t tag, uint64_t t);

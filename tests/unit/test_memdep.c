@@ -152,6 +152,129 @@ static void test_forms(void **state)
     assert_false(wb_aff_term(&m, 99, 1));
 }
 
+/* sym[4*(pc*P + off) + 4*hk*H]: P a stepped counter's value as the iteration begins */
+static wb_aff at_counter(const char *sym, int64_t pc, int64_t off, int64_t hk)
+{
+    wb_aff a;
+    wb_aff_const(&a, 4 * off);
+    a.sym = sym;
+    a.p = 4 * pc;
+    assert_true(wb_aff_term(&a, H, 4 * hk));
+    return a;
+}
+
+/* p := p + m, and + g more in some iterations */
+static wb_counter counter(int64_t m, int64_t gc, int64_t gh)
+{
+    wb_counter c = {.m = m};
+    wb_aff_const(&c.g, gc);
+    assert_true(wb_aff_term(&c.g, H, gh));
+    return c;
+}
+
+static void test_stepped_counter(void **state)
+{
+    (void)state;
+    /* the butterfly: p + 1 or p + 1 + h an iteration; x[p + h] stored meets
+     * x[p] loaded only after h iterations without the extra step: no sooner
+     * than `want` iterations once h >= want */
+    wb_counter bf = counter(1, 0, 1);
+    wb_aff hi = at_counter("x", 1, 0, 1), lo = at_counter("x", 1, 0, 0);
+    wb_dep d = wb_counter_dependence(&hi, &lo, &bf, 4);
+    assert_int_equal(d.kind, WB_DEP_AT);
+    assert_int_equal(d.dist, 4);
+    assert_int_equal(d.gmin, 4);
+    d = wb_counter_dependence(&hi, &lo, &bf, 1);
+    assert_int_equal(d.kind, WB_DEP_AT);
+    assert_int_equal(d.dist, 1);
+    assert_int_equal(d.gmin, 1);
+    /* x[p] of one iteration is never x[p + h] of a later one (p only grows),
+     * nor x[p] again: no loop-carried dependence, h >= 0 assumed */
+    d = wb_counter_dependence(&lo, &hi, &bf, 4);
+    assert_int_equal(d.kind, WB_DEP_NONE);
+    assert_int_equal(d.gmin, 0);
+    assert_int_equal(wb_counter_dependence(&lo, &lo, &bf, 4).kind, WB_DEP_NONE);
+    assert_int_equal(wb_counter_dependence(&hi, &hi, &bf, 4).kind, WB_DEP_NONE);
+    /* x[p + 1] stored, x[p] loaded: the next iteration, whatever h is, once
+     * h >= 1 (with h = 0 the extra step could not keep them apart either) */
+    wb_aff next = at_counter("x", 1, 1, 0);
+    d = wb_counter_dependence(&next, &lo, &bf, 4);
+    assert_int_equal(d.kind, WB_DEP_AT);
+    assert_int_equal(d.dist, 1);
+    assert_int_equal(d.gmin, 1);
+    /* x[p + 3] and x[p]: three iterations apart without the extra step, or one
+     * with it when h = 2: asking for 4 needs h > 2 and gives 3 */
+    wb_aff three = at_counter("x", 1, 3, 0);
+    d = wb_counter_dependence(&three, &lo, &bf, 4);
+    assert_int_equal(d.kind, WB_DEP_AT);
+    assert_int_equal(d.dist, 3);
+    assert_int_equal(d.gmin, 3);
+    /* a counter stepping down: p - 1 or p - 1 - h; x[p - h] stored, x[p] loaded */
+    wb_counter down = counter(-1, 0, -1);
+    wb_aff below = at_counter("x", 1, 0, -1);
+    d = wb_counter_dependence(&below, &lo, &down, 3);
+    assert_int_equal(d.kind, WB_DEP_AT);
+    assert_int_equal(d.dist, 3);
+    assert_int_equal(d.gmin, 3);
+    assert_int_equal(wb_counter_dependence(&lo, &below, &down, 3).kind, WB_DEP_NONE);
+}
+
+static void test_stepped_counter_constant_steps(void **state)
+{
+    (void)state;
+    /* steps 1 or 3: x[p + 2] is two short steps ahead, x[p + 3] one long one */
+    wb_counter c = counter(1, 2, 0);
+    wb_aff lo = at_counter("x", 1, 0, 0), two = at_counter("x", 1, 2, 0), five = at_counter("x", 1, 5, 0);
+    wb_aff three = at_counter("x", 1, 3, 0);
+    wb_dep d = wb_counter_dependence(&two, &lo, &c, 8);
+    assert_int_equal(d.kind, WB_DEP_AT);
+    assert_int_equal(d.dist, 2);
+    d = wb_counter_dependence(&three, &lo, &c, 8);
+    assert_int_equal(d.kind, WB_DEP_AT);
+    assert_int_equal(d.dist, 1);
+    /* 5 = 3 + 1 + 1: three iterations at the least; asking for 2, 2 */
+    d = wb_counter_dependence(&five, &lo, &c, 8);
+    assert_int_equal(d.kind, WB_DEP_AT);
+    assert_int_equal(d.dist, 3);
+    d = wb_counter_dependence(&five, &lo, &c, 2);
+    assert_int_equal(d.kind, WB_DEP_AT);
+    assert_int_equal(d.dist, 2);
+    /* behind the counter: never */
+    assert_int_equal(wb_counter_dependence(&lo, &five, &c, 8).kind, WB_DEP_NONE);
+    assert_int_equal(d.gmin, 0);
+    /* steps 3 or 1 written the other way round (m = 3, g = -2): the same */
+    wb_counter r = counter(3, -2, 0);
+    d = wb_counter_dependence(&five, &lo, &r, 8);
+    assert_int_equal(d.kind, WB_DEP_AT);
+    assert_int_equal(d.dist, 3);
+    /* steps 1 or -1: the counter may come back, nothing known */
+    wb_counter back = counter(1, -2, 0);
+    assert_int_equal(wb_counter_dependence(&five, &lo, &back, 8).kind, WB_DEP_UNKNOWN);
+    /* x[2p] and x[2p + 1]: never one word */
+    wb_aff even = at_counter("x", 2, 0, 0), odd = at_counter("x", 2, 0, 0);
+    odd.c += 4;
+    assert_int_equal(wb_counter_dependence(&odd, &even, &c, 8).kind, WB_DEP_NONE);
+}
+
+static void test_stepped_counter_unknown(void **state)
+{
+    (void)state;
+    wb_counter bf = counter(1, 0, 1);
+    wb_aff lo = at_counter("x", 1, 0, 0);
+    /* another array, the counter scaled otherwise, an induction variable too */
+    wb_aff other = at_counter("y", 1, 0, 0), twice = at_counter("x", 2, 0, 0), moving = at_counter("x", 1, 0, 0);
+    moving.t = 4;
+    assert_int_equal(wb_counter_dependence(&other, &lo, &bf, 4).kind, WB_DEP_UNKNOWN);
+    assert_int_equal(wb_counter_dependence(&twice, &lo, &bf, 4).kind, WB_DEP_UNKNOWN);
+    assert_int_equal(wb_counter_dependence(&moving, &lo, &bf, 4).kind, WB_DEP_UNKNOWN);
+    /* x[p + k] against x[p], k a register the counter does not step by */
+    wb_aff k = at_counter("x", 1, 0, 0);
+    assert_true(wb_aff_term(&k, K, 4));
+    assert_int_equal(wb_counter_dependence(&k, &lo, &bf, 4).kind, WB_DEP_UNKNOWN);
+    /* the plain test leaves counter forms alone */
+    assert_int_equal(wb_mem_dependence(&lo, &lo).kind, WB_DEP_UNKNOWN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +283,9 @@ int main(void)
         cmocka_unit_test(test_unknown_stride),
         cmocka_unit_test(test_two_arrays),
         cmocka_unit_test(test_forms),
+        cmocka_unit_test(test_stepped_counter),
+        cmocka_unit_test(test_stepped_counter_constant_steps),
+        cmocka_unit_test(test_stepped_counter_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

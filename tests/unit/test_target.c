@@ -526,6 +526,34 @@ static void test_interface_unit_and_link_are_resources(void **state)
     assert_true(wt_bundle_gates_fit(warp, &before, &after));
 }
 
+/* Seed 002: the Warp's address path, a 128-entry queue a cell, two words a cycle from
+ * the IU; one WT_PATH row gives the operand, the queue and the resource. */
+static void test_address_path_is_a_table_row(void **state)
+{
+    (void)state;
+    const wt_model *warp = wt_model_get(WT_MODEL_WARP), *iwarp = wt_model_get(WT_MODEL_IWARP);
+    int adr = wt_opnd_parse("@adr", 4);
+    assert_int_equal(adr, WT_OPND_PATH + WT_PATH_ADR);
+    assert_true(wt_opnd_is_path((unsigned)adr) && !wt_opnd_is_ctl((unsigned)adr));
+    assert_true(wt_opnd_valid_src((unsigned)adr) && wt_opnd_valid_dst((unsigned)adr));
+    assert_int_equal(wt_paths[WT_PATH_ADR].words, warp->queue_words);
+    assert_int_equal(wt_res_issue(warp, WT_RES_PATH + WT_PATH_ADR), 2);
+    assert_int_equal(wt_res_issue(iwarp, WT_RES_PATH + WT_PATH_ADR), 0);
+    assert_string_equal(wt_res_name(WT_RES_PATH + WT_PATH_ADR), "IU @adr");
+    /* the IU writes it, two words a clock */
+    wt_insn in;
+    memset(&in, 0, sizeof in);
+    in.slot[WT_SLOT_A0] = (wt_slot){WT_OP_MOV, {(uint8_t)adr, 1, 0, 0}};
+    in.slot[WT_SLOT_V0] = (wt_slot){WT_OP_MV, {(uint8_t)adr, 2, 0, 0}};
+    assert_null(wt_iu_slot_fault(&in, WT_SLOT_A0));
+    wt_bundle_use u = wt_insn_use(&in);
+    assert_int_equal(u.used[WT_RES_PATH + WT_PATH_ADR], 2);
+    assert_false(wt_bundle_fits(warp, &u, WT_RES_PATH + WT_PATH_ADR, 0));
+    char text[128];
+    wt_format_insn(&in, text, sizeof text, NULL, NULL);
+    assert_string_equal(text, "mov @adr, r1 | mv @adr, r2");
+}
+
 /* Which unit may take a copy or an add is the table's (WT_ALT rows), not a stage's. */
 static void test_alternatives_come_from_the_table(void **state)
 {
@@ -563,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_bundle_legality_counts_slots_and_literal_fields),
         cmocka_unit_test(test_alternatives_come_from_the_table),
         cmocka_unit_test(test_interface_unit_and_link_are_resources),
+        cmocka_unit_test(test_address_path_is_a_table_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

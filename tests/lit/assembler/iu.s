@@ -28,7 +28,7 @@
 ; ERR: iu-errors.s:4:17: error: the interface unit has no branches
 ; ERR: iu-errors.s:5:17: error: the interface unit has no data memory for 'ld'
 ; ERR: iu-errors.s:6:17: error: the interface unit reads registers and literals only
-; ERR: iu-errors.s:7:17: error: the interface unit writes registers, host feeds and host addresses only
+; ERR: iu-errors.s:7:17: error: the interface unit writes registers, host feeds, host addresses and the address path only
 ; ERR: iu-errors.s:8:17: error: the interface unit reads registers and literals only
 ; RUN: printf '        .model iwarp\nmain:   nop || mv r1, 2\n' > %t.iwarp.s
 ; RUN: not warp-as -o %t.iwarp.o %t.iwarp.s 2>&1 | FileCheck --check-prefix=IWARP %s
