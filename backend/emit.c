@@ -394,8 +394,7 @@ void wb_emit_function(const wb_func *f, ws_buf *out)
     /* Labels numbered in layout order, for the blocks that branches name. */
     uint8_t *targeted = ws_xcalloc((size_t)f->nblocks, 1);
     for (int id = 0; id < f->nblocks; id++) {
-        int op = f->blocks[id]->term.op;
-        if (op == WT_OP_JMP || op == WT_OP_BZ || op == WT_OP_BNZ || op == WT_OP_DBNZ)
+        if (wb_branches(f->blocks[id]->term.op))
             targeted[f->blocks[id]->term.target] = 1;
     }
     for (int oi = 0; oi < f->norder; oi++) {

@@ -262,6 +262,8 @@ int wb_has_dest(int op)
 
 int wb_is_term_op(int op) { return op != WB_COPY && op != WT_OP_NONE && wt_ops[op].uclass == WT_UC_BR; }
 
+int wb_branches(int op) { return op > WT_OP_NONE && op < WT_NOPS && wt_flow_branches(wt_op_flow((wt_op)op)); }
+
 void wb_add_gate_ops(wt_bundle_use *u, const wb_ins *in)
 {
     unsigned srcs[3];
@@ -410,8 +412,7 @@ void wb_mir_print(const wb_func *f, ws_buf *out)
 int wb_succs(const wb_block *b, int succ[2])
 {
     int n = 0;
-    int op = b->term.op;
-    if (op == WT_OP_BZ || op == WT_OP_BNZ || op == WT_OP_DBNZ || op == WT_OP_JMP) succ[n++] = b->term.target;
+    if (wb_branches(b->term.op)) succ[n++] = b->term.target;
     if (b->fall >= 0 && (n == 0 || succ[0] != b->fall)) succ[n++] = b->fall;
     return n;
 }

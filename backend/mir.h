@@ -198,6 +198,8 @@ unsigned wb_mop_choices(int op, int copies_only, wt_op out[WT_MAX_ALTS]);
 int wb_nsrc(int op);                          /* sources an operation reads */
 int wb_has_dest(int op);
 int wb_is_term_op(int op);                    /* a BR-class operation */
+/* Does op go to its target block (a jump or branch, by the table's flow column)? */
+int wb_branches(int op);
 /* Adds the gate operations of in (the queues it dequeues, the gate it writes) to u by
  * target's resource model, which every stage that bundles or times bundles uses. */
 void wb_add_gate_ops(wt_bundle_use *u, const wb_ins *in);

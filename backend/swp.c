@@ -484,14 +484,8 @@ static int harmless(const wb_ins *in)
 static void merge_latches(wb_func *f)
 {
     wb_live *live = NULL;
-    int *preds = ws_xcalloc((size_t)f->nblocks + 1, sizeof *preds);
-    for (int id = 0; id < f->nblocks; id++) {
-        const wb_block *b = f->blocks[id];
-        if (b->fall >= 0) preds[b->fall]++;
-        if (b->term.op != WT_OP_NONE && b->term.target >= 0 && b->term.target < f->nblocks &&
-            (b->fall != b->term.target))
-            preds[b->term.target]++;
-    }
+    ws_graph cfg = wb_cfg(f, NULL), preds = ws_graph_reverse(&cfg);
+    ws_graph_free(&cfg);
     for (int h = 0; h < f->nblocks; h++) {
         wb_block *H = f->blocks[h];
         if ((H->term.op != WT_OP_BZ && H->term.op != WT_OP_BNZ) || H->fixed || H->fall < 0) continue;
@@ -500,8 +494,8 @@ static void merge_latches(wb_func *f)
             int cand = side ? H->fall : H->term.target, other = side ? H->term.target : H->fall;
             const wb_block *T = f->blocks[cand];
             int to = T->term.op == WT_OP_JMP && T->fall < 0 ? T->term.target : T->term.op == WT_OP_NONE ? T->fall : -1;
-            if (to >= 0 && cand != h && other != h && other != cand && to != cand && to != other && preds[cand] == 1 &&
-                !T->fixed) {
+            int one_pred = preds.at[cand + 1] - preds.at[cand] == 1;
+            if (to >= 0 && cand != h && other != h && other != cand && to != cand && to != other && one_pred && !T->fixed) {
                 back_to = to;
                 t = cand;
                 x = other;
@@ -570,7 +564,7 @@ static void merge_latches(wb_func *f)
         live = NULL;
     }
     if (live) wb_live_free(live);
-    free(preds);
+    ws_graph_free(&preds);
 }
 
 void wb_swp(wb_func *f, const wb_swp_options *o)

@@ -75,41 +75,19 @@ static void decode(const wfc_program *p, uint32_t pc, fbundle *b)
         }
         const wt_op_info *info = &wt_ops[sl->op];
         /* The Warp has no double precision: the simulator stops at it. */
-        if (info->kind == WT_K_DOUBLE) b->bad = 1;
+        if (wt_kinds[info->kind].value == WT_VAL_DOUBLE) b->bad = 1;
+        wt_operands opnds;
+        wt_slot_operands(sl, &opnds);
+        if (opnds.bad) b->bad = 1;
         fop o = {.op = (uint8_t)sl->op, .kind = (uint8_t)info->kind, .slot = (uint8_t)s,
-                 .lat = info->latency[m->id], .ivl = info->interval[m->id]};
-        for (const char *p = info->sig; *p; p++) {
-            switch (*p) {
-            case 'd':
-                if (!wt_opnd_valid_dst(sl->opnd[0])) b->bad = 1;
-                o.dst = sl->opnd[0];
-                break;
-            case 'a': o.a = sl->opnd[1]; o.reads |= 1; break;
-            case 'b': o.b = sl->opnd[2]; o.reads |= 2; break;
-            case 'c': o.c = sl->opnd[3]; o.reads |= 4; break;
-            case 'm':
-                o.a = sl->opnd[1];
-                o.b = sl->opnd[2];
-                o.reads |= 3;
-                break;
-            case 's': o.c = sl->opnd[0]; o.reads |= 4; break;
-            case 'k': o.c = sl->opnd[3]; o.reads |= 4; break;
-            case 'K':
-                if (!wt_opnd_is_reg(sl->opnd[3])) b->bad = 1;
-                o.c = o.dst = sl->opnd[3];
-                o.reads |= 4;
-                break;
-            default: break;
-            }
-        }
-        const uint8_t srcs[3] = {o.a, o.b, o.c};
+                 .lat = info->latency[m->id], .ivl = info->interval[m->id], .dst = opnds.dst,
+                 .a = opnds.src[0], .b = opnds.src[1], .c = opnds.src[2], .reads = opnds.reads};
         for (int k = 0; k < 3; k++) {
             if (!(o.reads >> k & 1)) continue;
-            if (!wt_opnd_valid_src(srcs[k])) b->bad = 1;
-            if (wt_opnd_is_gate(srcs[k])) b->gate_rd |= (uint8_t)(1u << (srcs[k] - WT_OPND_GATE));
-            if (srcs[k] == WT_OPND_CID) b->reads_cid = 1;
+            if (wt_opnd_is_gate(opnds.src[k])) b->gate_rd |= (uint8_t)(1u << (opnds.src[k] - WT_OPND_GATE));
+            if (opnds.src[k] == WT_OPND_CID) b->reads_cid = 1;
         }
-        if (o.kind == WT_K_STORE) stores[nstores++] = o;
+        if (wt_kinds[o.kind].memory == WT_MEM_STORE) stores[nstores++] = o;
         else b->ops[b->nops++] = o;
     }
     /* The IU's feeds: words from the host (unknown), landing after the operation's latency. */
@@ -479,45 +457,60 @@ static int step(an *A, path *P)
             if (P->busy_lo[o->slot] < o->ivl) P->busy_lo[o->slot] = o->ivl;
             if (P->busy_hi[o->slot] < o->ivl) P->busy_hi[o->slot] = o->ivl;
         }
-        switch (o->kind) {
-        case WT_K_PURE:
-            if (o->op == WT_OP_SEL) {
+        /* The kind's columns, abstracted: what the simulator would do with the
+         * values known, unknown where it depends on one that is not. */
+        const wt_kind_info *K = &wt_kinds[o->kind];
+        aval loaded = {0, 0};
+        aval addr = {a.v + bb.v, (uint8_t)(a.k && bb.k)};
+        switch ((wt_memory)K->memory) {
+        case WT_MEM_NONE:
+        case WT_MEM_HOST_LOAD:   /* host data is not the run's to know */
+            break;
+        case WT_MEM_LOAD:
+            if (word_index(A, addr, &w)) loaded = (aval){P->mem[w], P->memk[w]};
+            else if (addr.k) halt = 2;
+            break;
+        case WT_MEM_STORE:
+            if (word_index(A, addr, &w)) {
+                P->mem[w] = c.v;
+                P->memk[w] = c.k;
+                P->memk_any |= c.k;
+            } else if (addr.k) {
+                halt = 2;
+            } else if (P->memk_any) {
+                forget_stored(A, P, b, o);
+            }
+            break;
+        }
+        switch ((wt_value)K->value) {
+        case WT_VAL_NONE: break;
+        case WT_VAL_EXPR:
+            if (o->op == WT_OP_SEL) {   /* a known condition picks a value, unknown or not */
                 if (a.k) v = a.v ? bb : c;
                 else if (bb.k && c.k && bb.v == c.v) v = bb;
             } else if (a.k && bb.k && c.k) {
                 v = (aval){op_value(o->op, a.v, bb.v, c.v), 1};
             }
             break;
-        case WT_K_DIV:
+        case WT_VAL_EXPR_DIV0:
             if (bb.k && bb.v == 0) halt = 2;   /* the simulator stops the run here */
             if (a.k && bb.k) v = (aval){op_value(o->op, a.v, bb.v, c.v), 1};
             break;
-        case WT_K_LOAD:
-            if (word_index(A, (aval){a.v + bb.v, (uint8_t)(a.k && bb.k)}, &w)) v = (aval){P->mem[w], P->memk[w]};
-            else if (a.k && bb.k) halt = 2;
-            break;
-        case WT_K_HLOAD:
-            break;
-        case WT_K_STORE:
-            if (word_index(A, (aval){a.v + bb.v, (uint8_t)(a.k && bb.k)}, &w)) {
-                P->mem[w] = c.v;
-                P->memk[w] = c.k;
-                P->memk_any |= c.k;
-            } else if (a.k && bb.k) {
-                halt = 2;
-            } else if (P->memk_any) {
-                forget_stored(A, P, b, o);
-            }
+        case WT_VAL_LOADED: v = loaded; break;
+        case WT_VAL_DOUBLE:   /* decoding refused it */
+        case WT_VAL_AGENT:    /* the Warp has no communication agent: the simulator stops */
+            halt = 2;
             continue;
-        case WT_K_JMP:
-            next = b->target;
-            continue;
-        case WT_K_BZ:
-        case WT_K_BNZ:
+        }
+        switch ((wt_flow)K->flow) {
+        case WT_FLOW_NEXT: break;
+        case WT_FLOW_JUMP: next = b->target; break;
+        case WT_FLOW_IF_ZERO:
+        case WT_FLOW_IF_NONZERO:
             if (!c.k) unknown_branch = 1;
-            else if ((c.v == 0) == (o->kind == WT_K_BZ)) next = b->target;
-            continue;
-        case WT_K_DBNZ:
+            else if ((c.v == 0) == (K->flow == WT_FLOW_IF_ZERO)) next = b->target;
+            break;
+        case WT_FLOW_COUNT_DOWN:
             if (c.k) {
                 v = (aval){c.v - 1, 1};
                 if (v.v != 0) next = b->target;
@@ -525,27 +518,22 @@ static int step(an *A, path *P)
                 unknown_branch = 1;
             }
             break;
-        case WT_K_CALL:
+        case WT_FLOW_CALL:
             if (P->rsp >= A->m->ret_stack_depth) {
                 halt = 2;
                 continue;
             }
             P->rstack[P->rsp++] = pc + 1;
             next = b->target;
-            continue;
-        case WT_K_RET:
+            break;
+        case WT_FLOW_RETURN:
             if (P->rsp == 0) {
                 halt = 2;
                 continue;
             }
             next = P->rstack[--P->rsp];
-            continue;
-        case WT_K_HALT:
-            halt = 1;
-            continue;
-        default:
-            halt = 2;
-            continue;
+            break;
+        case WT_FLOW_HALT: halt = 1; break;
         }
         if (!o->dst) continue;
         if (o->dst < WT_OPND_NREGS) {
@@ -575,21 +563,19 @@ static int succs(const an *A, uint32_t pc, uint32_t s[2], int *exits)
 {
     *exits = 0;
     const fbundle *b = &A->code[pc];
-    int n = 0, br = -1;
+    int n = 0;
     if (b->bad) {
         *exits = 1;
         return 0;
     }
+    wt_flow flow = WT_FLOW_NEXT;
     for (unsigned i = 0; i < b->nops; i++)
-        if (wt_ops[b->ops[i].op].uclass == WT_UC_BR) br = b->ops[i].kind;
+        if (wt_op_flow((wt_op)b->ops[i].op) != WT_FLOW_NEXT) flow = wt_op_flow((wt_op)b->ops[i].op);
     uint32_t cand[2];
     int nc = 0;
-    switch (br) {
-    case WT_K_JMP: cand[nc++] = b->target; break;
-    case WT_K_BZ: case WT_K_BNZ: case WT_K_DBNZ: cand[nc++] = b->target; cand[nc++] = pc + 1; break;
-    case WT_K_RET: case WT_K_HALT: *exits = 1; break;
-    default: cand[nc++] = pc + 1; break;
-    }
+    if (wt_flow_branches(flow)) cand[nc++] = b->target;
+    if (wt_flow_falls_through(flow)) cand[nc++] = pc + 1;
+    if (wt_flow_exits(flow)) *exits = 1;
     for (int i = 0; i < nc; i++) {
         if (cand[i] >= A->p->ncode) *exits = 1;
         else if (n == 0 || s[0] != cand[i]) s[n++] = cand[i];
@@ -695,11 +681,11 @@ static uint32_t loop_blame(const an *A, uint32_t b, const uint8_t *visit)
     while (head > 0 && visit[head - 1]) head--;
     for (uint32_t pc = head, steps = 0; pc-- > 0 && steps < 64; steps++) {
         const fbundle *x = &A->code[pc];
-        int kind = -1;
+        int flow = -1;
         for (unsigned i = 0; i < x->nops; i++)
-            if (wt_ops[x->ops[i].op].uclass == WT_UC_BR) kind = x->ops[i].kind;
-        if (kind < 0) continue;
-        if ((kind == WT_K_BZ || kind == WT_K_BNZ) && x->target > b &&
+            if (wt_op_flow((wt_op)x->ops[i].op) != WT_FLOW_NEXT) flow = wt_op_flow((wt_op)x->ops[i].op);
+        if (flow < 0) continue;
+        if ((flow == WT_FLOW_IF_ZERO || flow == WT_FLOW_IF_NONZERO) && x->target > b &&
             A->p->position(A->p->ctx, pc, WFC_BUNDLE, &f, &l, &c) && f == bf && l && l <= bl)
             return pc;
         break;

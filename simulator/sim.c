@@ -78,61 +78,29 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
             .uclass = (uint8_t)info->uclass, .lat = info->latency[m->id],
             .interval = info->interval[m->id],
         };
-        for (const char *p = info->sig; *p; p++) {
-            switch (*p) {
-            case 'd': {
-                unsigned o = sl->opnd[0];
-                if (!wt_opnd_valid_dst(o)) {
-                    b->bad = WSIM_BAD_UNDEFINED;
-                    break;
-                }
-                d.dst = (uint8_t)o;
-                int g = wsim_gate_of(o);
-                if (wt_opnd_is_path(o)) {
-                    b->bad = WSIM_BAD_PATH_WRITE;
-                } else if (g >= 0) {
-                    b->out_mask |= (uint8_t)(1u << g);
-                    b->out_n[g]++;
-                } else if (wt_opnd_is_feed(o)) {
-                    unsigned q = o - WT_OPND_FEED;
-                    b->feed_mask |= (uint8_t)(1u << q);
-                    b->feed_n[q]++;
-                }
-                agent |= wt_opnd_is_pgate(o) || wt_opnd_is_ctl(o);
-                break;
-            }
-            case 'D':
-            case 'A':
-            case 'B': {
-                unsigned sub = (unsigned)wt_sig_subfield(*p), o = sl->opnd[sub];
-                if (!wt_opnd_is_pair(o)) {
-                    b->bad = WSIM_BAD_UNDEFINED;
-                    break;
-                }
-                if (*p == 'D') d.dst = (uint8_t)o;
-                else if (*p == 'A') d.a = (uint8_t)o;
-                else d.b = (uint8_t)o;
-                d.pair |= (uint8_t)(*p == 'A' ? 1 : *p == 'B' ? 2 : 4);
-                break;
-            }
-            case 'a': d.a = take_src(b, sl->opnd[1]); break;
-            case 'b': d.b = take_src(b, sl->opnd[2]); break;
-            case 'c': d.c = take_src(b, sl->opnd[3]); break;
-            case 'm':
-                d.a = take_src(b, sl->opnd[1]);
-                d.b = take_src(b, sl->opnd[2]);
-                break;
-            case 's': d.c = take_src(b, sl->opnd[0]); break;
-            case 'k': d.c = take_src(b, sl->opnd[3]); break;
-            case 'K':
-                if (!wt_opnd_is_reg(sl->opnd[3])) b->bad = WSIM_BAD_UNDEFINED;
-                else d.c = d.dst = sl->opnd[3];
-                break;
-            default: break;
-            }
+        wt_operands opnds;
+        wt_slot_operands(sl, &opnds);
+        if (opnds.bad) b->bad = WSIM_BAD_UNDEFINED;
+        unsigned o = d.dst = opnds.dst;
+        int g = wsim_gate_of(o);
+        if (wt_opnd_is_path(o)) {
+            if (!opnds.bad) b->bad = WSIM_BAD_PATH_WRITE;
+        } else if (g >= 0) {
+            b->out_mask |= (uint8_t)(1u << g);
+            b->out_n[g]++;
+        } else if (wt_opnd_is_feed(o)) {
+            unsigned q = o - WT_OPND_FEED;
+            b->feed_mask |= (uint8_t)(1u << q);
+            b->feed_n[q]++;
         }
-        if (d.kind == WT_K_DOUBLE && !m->double_precision) b->bad = WSIM_BAD_NO_DOUBLE;
-        if (d.kind == WT_K_COMM) {
+        agent |= wt_opnd_is_pgate(o) || wt_opnd_is_ctl(o);
+        uint8_t *srcs[3] = {&d.a, &d.b, &d.c};
+        for (int k = 0; k < 3; k++)
+            if (opnds.reads >> k & 1) *srcs[k] = opnds.pair >> k & 1 ? opnds.src[k] : take_src(b, opnds.src[k]);
+        d.pair = opnds.pair;
+        const wt_kind_info *K = &wt_kinds[info->kind];
+        if (K->value == WT_VAL_DOUBLE && !m->double_precision) b->bad = WSIM_BAD_NO_DOUBLE;
+        if (K->value == WT_VAL_AGENT) {
             agent = 1;
             if (wt_op_marker((wt_op)d.op) != WT_MARK_DATA && wsim_gate_of(d.dst) < 0)
                 b->bad = WSIM_BAD_MARKER_DEST;
@@ -145,7 +113,7 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
             }
         }
         b->slot_mask |= (uint16_t)(1u << s);
-        if (d.kind == WT_K_STORE) stores[nstores++] = d;
+        if (K->memory == WT_MEM_STORE) stores[nstores++] = d;
         else b->ops[b->nops++] = d;
     }
     for (unsigned i = 0; i < nstores; i++) b->ops[b->nops++] = stores[i];

@@ -94,6 +94,65 @@ const wt_op_info wt_ops[WT_NOPS] = {
 #undef WT_OP
 };
 
+const wt_kind_info wt_kinds[WT_NKINDS] = {
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem)
+#define WT_KIND(id, value, memory, flow) [WT_K_##id] = {#id, WT_VAL_##value, WT_MEM_##memory, WT_FLOW_##flow},
+#include "warp_ops.def"
+#undef WT_KIND
+#undef WT_OP
+};
+
+/* An operand a signature letter does not allow is left 0 (r0, or no destination). */
+static uint8_t checked(wt_operands *o, uint8_t code, int ok)
+{
+    o->bad |= !ok;
+    return ok ? code : 0;
+}
+
+void wt_slot_operands(const wt_slot *sl, wt_operands *o)
+{
+    memset(o, 0, sizeof *o);
+    for (const char *p = wt_ops[sl->op].sig; *p; p++) {
+        uint8_t code = sl->opnd[*p == 'm' ? 1 : wt_sig_subfield(*p) >= 0 ? wt_sig_subfield(*p) : 0];
+        switch (*p) {
+        case 'd': o->dst = checked(o, code, wt_opnd_valid_dst(code)); break;
+        case 'D':
+            o->dst = checked(o, code, wt_opnd_is_pair(code));
+            o->pair |= 4;
+            break;
+        case 'A':
+        case 'B': {
+            int k = *p - 'A';
+            o->src[k] = checked(o, code, wt_opnd_is_pair(code));
+            o->reads |= (uint8_t)(1u << k);
+            o->pair |= (uint8_t)(1u << k);
+            break;
+        }
+        case 'a':
+        case 'b':
+        case 'c':
+        case 's':
+        case 'k': {
+            /* a store's value (subfield 0) and a branch condition (3) are the third source */
+            int k = *p == 's' || *p == 'k' ? 2 : *p - 'a';
+            o->src[k] = checked(o, code, wt_opnd_valid_src(code));
+            o->reads |= (uint8_t)(1u << k);
+            break;
+        }
+        case 'm':
+            o->src[0] = checked(o, code, wt_opnd_valid_src(code));
+            o->src[1] = checked(o, sl->opnd[2], wt_opnd_valid_src(sl->opnd[2]));
+            o->reads |= 3;
+            break;
+        case 'K':
+            o->src[2] = o->dst = checked(o, code, wt_opnd_is_reg(code));
+            o->reads |= 4;
+            break;
+        default: break;
+        }
+    }
+}
+
 const char *wt_unit_class_name(wt_unit_class uc)
 {
     static const char *names[WT_NUCLASSES] = {"none", "FA", "FM", "ALU", "MEM", "MV", "BR"};
@@ -209,20 +268,13 @@ wt_bundle_use wt_insn_use(const wt_insn *in)
     for (int s = 0; s < WT_NSLOTS; s++) {
         const wt_slot *sl = &in->slot[s];
         if (sl->op == WT_OP_NONE || sl->op >= WT_NOPS || wt_ops[sl->op].uclass != wt_slot_layouts[s].uclass) continue;
-        unsigned srcs[4];
-        int nsrc = 0, dst = -1;
-        for (const char *p = wt_ops[sl->op].sig; *p; p++) {
-            int k = wt_sig_subfield(*p);
-            if (*p == 'm') {
-                srcs[nsrc++] = sl->opnd[1];
-                srcs[nsrc++] = sl->opnd[2];
-            } else if (*p == 'd' || *p == 'D') {
-                dst = sl->opnd[k];
-            } else if (k >= 0) {
-                srcs[nsrc++] = sl->opnd[k];
-            }
-        }
-        wt_bundle_add(&u, wt_slot_layouts[s].uclass, dst, srcs, nsrc);
+        wt_operands o;
+        wt_slot_operands(sl, &o);
+        unsigned srcs[3];
+        int nsrc = 0;
+        for (int k = 0; k < 3; k++)
+            if (o.reads >> k & 1) srcs[nsrc++] = o.src[k];
+        wt_bundle_add(&u, wt_slot_layouts[s].uclass, o.dst, srcs, nsrc);
         for (int k = 0; k < nsrc; k++)
             if (wt_opnd_is_imm(srcs[k])) fields |= 1u << (srcs[k] - WT_OPND_IMM0);
     }

@@ -80,13 +80,30 @@ typedef enum wt_op {
     WT_NOPS
 } wt_op;
 
+/* The kinds of operation, from the WT_KIND rows of warp_ops.def. */
 typedef enum wt_kind {
-    WT_K_PURE, WT_K_DIV, WT_K_LOAD, WT_K_STORE, WT_K_HLOAD,
-    WT_K_JMP, WT_K_BZ, WT_K_BNZ, WT_K_DBNZ, WT_K_CALL, WT_K_RET, WT_K_HALT,
-    WT_K_COMM,         /* a request to the iWarp communication agent (the simulator's comm/) */
-    WT_K_DOUBLE        /* double precision: its value over 64-bit A, B (register pairs, or a
-                          32-bit source zero-extended), 64 bits to a pair or 32 to a register */
+#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem)
+#define WT_KIND(id, value, memory, flow) WT_K_##id,
+#include "warp_ops.def"
+#undef WT_KIND
+#undef WT_OP
+    WT_NKINDS
 } wt_kind;
+
+/* The columns of a WT_KIND row (warp_ops.def describes each value). */
+typedef enum wt_value { WT_VAL_NONE, WT_VAL_EXPR, WT_VAL_EXPR_DIV0, WT_VAL_LOADED, WT_VAL_DOUBLE, WT_VAL_AGENT } wt_value;
+typedef enum wt_memory { WT_MEM_NONE, WT_MEM_LOAD, WT_MEM_STORE, WT_MEM_HOST_LOAD } wt_memory;
+typedef enum wt_flow {
+    WT_FLOW_NEXT, WT_FLOW_JUMP, WT_FLOW_IF_ZERO, WT_FLOW_IF_NONZERO, WT_FLOW_COUNT_DOWN,
+    WT_FLOW_CALL, WT_FLOW_RETURN, WT_FLOW_HALT
+} wt_flow;
+
+typedef struct wt_kind_info {
+    const char *name;
+    uint8_t value, memory, flow;     /* wt_value, wt_memory, wt_flow */
+} wt_kind_info;
+
+extern const wt_kind_info wt_kinds[WT_NKINDS];
 
 typedef struct wt_op_info {
     const char *name;
@@ -100,6 +117,19 @@ typedef struct wt_op_info {
 } wt_op_info;
 
 extern const wt_op_info wt_ops[WT_NOPS];
+
+/* Where control goes after an operation (WT_FLOW_NEXT for any that is not one). */
+static inline wt_flow wt_op_flow(wt_op op) { return (wt_flow)wt_kinds[wt_ops[op].kind].flow; }
+/* Does the flow go to the bundle's target within the function (a jump or a branch;
+ * a call's target is another function)? */
+static inline int wt_flow_branches(wt_flow f) { return f >= WT_FLOW_JUMP && f <= WT_FLOW_COUNT_DOWN; }
+/* May control go on to the next bundle (a call's callee returns there)? */
+static inline int wt_flow_falls_through(wt_flow f)
+{
+    return f != WT_FLOW_JUMP && f != WT_FLOW_RETURN && f != WT_FLOW_HALT;
+}
+/* Does the run leave the function here (return, or the cell stops)? */
+static inline int wt_flow_exits(wt_flow f) { return f == WT_FLOW_RETURN || f == WT_FLOW_HALT; }
 
 /* WT_OP_NONE if no operation has that mnemonic. */
 wt_op wt_op_lookup(const char *mnemonic);
@@ -312,6 +342,20 @@ typedef struct wt_insn {
     uint16_t target;   /* branch target, a bundle index */
     uint32_t imm[WT_BUNDLE_LITERALS];
 } wt_insn;
+
+/* The operands of a slot's operation as its signature names them: what the
+ * stages that read decoded code (the simulator, flow control, the resource count,
+ * the decoder's checks) take them from. */
+typedef struct wt_operands {
+    uint8_t dst;          /* the operand code written ('d', 'D', or the counter of 'K'); 0: none */
+    uint8_t src[3];       /* a, b, c: a memory operand's address is a + b; a store's value,
+                             a branch condition and a counter are c */
+    uint8_t reads;        /* bit k: src[k] is read */
+    uint8_t pair;         /* register pairs (D A B): bit 0 a, bit 1 b, bit 2 dst */
+    uint8_t bad;          /* an operand code its signature letter does not allow */
+} wt_operands;
+/* sl->op must be a defined operation. */
+void wt_slot_operands(const wt_slot *sl, wt_operands *o);
 
 /* The resources of a decoded bundle by the resource model's account (wt_bundle_add),
  * operation by operation: what the simulator and flow control time a bundle by.
