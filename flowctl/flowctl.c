@@ -14,7 +14,11 @@
  *   arrival:  send_hi(j) + latency + link + k*skew <= recv_lo(j) + (k+d)*skew
  *   capacity: recv_hi(j-Q) + (k+d)*skew < send_lo(j) + k*skew   (Q = queue words;
  *             a dequeue at t frees its slot for writers from t+1)
- * Each gives a bound on skew; the skew is the value nearest 0 within all of them. */
+ * Each gives a bound on skew; the skew is the value nearest 0 within all of them.
+ * The Warp's address path (@adr) is such a link too: a cell passes each word it reads
+ * there on to the next (a mv's latency and the link later), so its reads are both the
+ * receives of one link and the sends of the next; the interface unit fills the first
+ * cell's queue as it fills the host-fed ones. */
 #include "warp_flowctl.h"
 
 #include <stdarg.h>
@@ -26,7 +30,15 @@
 
 #define T_INF (INT64_MAX / 4)   /* an unbounded time; sums of it stay representable */
 
-enum { NSTREAMS = 12, S_RECV = 0, S_SEND = 4, S_FEED = 8 };
+enum { S_RECV = 0, S_SEND = 4, S_FEED = 8, S_PATH = 12, NSTREAMS = S_PATH + WT_NPATHS };
+/* Queues the interface unit fills: the host-fed ones (q), then the paths (G_PATH + p). */
+enum { G_PATH = WT_NQUEUES, NFED = WT_NQUEUES + WT_NPATHS };
+/* The interface unit's operands in a fop: its registers (IU_REG + r) and its bundle's
+ * own literal fields; the first cell's run computes its values, so a branch on a path
+ * word it counted goes its way. */
+enum { IU_REG = 128, IU_IMM0 = IU_REG + WT_OPND_NREGS, IU_IMM1, PATH_WORDS = 256 };
+_Static_assert((int)IU_IMM1 < (int)WT_OPND_IMM0, "the IU's operand codes stay below the cells' literals");
+static int is_iu_reg(unsigned code) { return code >= IU_REG && code < IU_REG + WT_OPND_NREGS; }
 enum { MAX_NEST = 48, MAX_WIDEN = 64, DEFAULT_BUDGET = 1 << 22 };
 enum { IPDOM_UNKNOWN = -3, IPDOM_NONE = -2, IPDOM_RET = -1 };
 enum { STOP_J = 0, STOP_B = 1 };
@@ -38,13 +50,14 @@ typedef struct fop {
     uint8_t dst;              /* operand code; 0 when none */
     uint8_t a, b, c;          /* source operand codes (IMM0/IMM1 as such); 0 is r0 */
     uint8_t reads;            /* bit 0 a, bit 1 b, bit 2 c: sources the operation reads */
+    uint8_t iu;               /* the interface unit's: its units are its own, never the cells' busy ones */
 } fop;
 
 typedef struct fbundle {
     fop ops[2 * WT_NSLOTS];   /* stores last, as the simulator orders them; the IU's feeds before them */
     uint8_t nops, bad, gate_rd, clocks, reads_cid;
     uint16_t target;
-    uint32_t imm[2];
+    uint32_t imm[2], iu_imm[2];
     uint32_t obj_lo[2], obj_hi[2];   /* the words of the object immediate k names (lo == hi: none) */
 } fbundle;
 
@@ -64,6 +77,10 @@ static void decode(const wfc_program *p, uint32_t pc, fbundle *b)
     b->target = in->target;
     b->imm[0] = in->imm[0];
     b->imm[1] = in->imm[1];
+    if (p->iu_code) {
+        b->iu_imm[0] = p->iu_code[pc].imm[0];
+        b->iu_imm[1] = p->iu_code[pc].imm[1];
+    }
     fop stores[WT_NSLOTS];
     unsigned nstores = 0;
     for (unsigned s = 0; s < WT_NSLOTS; s++) {
@@ -85,26 +102,57 @@ static void decode(const wfc_program *p, uint32_t pc, fbundle *b)
         for (int k = 0; k < 3; k++) {
             if (!(o.reads >> k & 1)) continue;
             if (wt_opnd_is_gate(opnds.src[k])) b->gate_rd |= (uint8_t)(1u << (opnds.src[k] - WT_OPND_GATE));
+            if (wt_opnd_is_path(opnds.src[k]))
+                b->gate_rd |= (uint8_t)(1u << (G_PATH + opnds.src[k] - WT_OPND_PATH));
             if (opnds.src[k] == WT_OPND_CID) b->reads_cid = 1;
         }
         if (wt_kinds[o.kind].memory == WT_MEM_STORE) stores[nstores++] = o;
         else b->ops[b->nops++] = o;
     }
-    /* The IU's feeds: words from the host (unknown), landing after the operation's latency. */
-    unsigned iu_words = 0;
+    /* The IU's feeds: words from the host (unknown), landing after the operation's
+     * latency; and its path words, which only the first cell's queue takes. */
+    unsigned iu_words = 0, path_words[WT_NPATHS] = {0};
     for (unsigned s = 0; p->iu_code && s < WT_NSLOTS; s++) {
         const wt_slot *sl = &p->iu_code[pc].slot[s];
-        if (sl->op == WT_OP_NONE || sl->op >= WT_NOPS || !wt_op_has_dest((wt_op)sl->op) || !wt_opnd_is_feed(sl->opnd[0]))
+        if (sl->op == WT_OP_NONE || sl->op >= WT_NOPS || !wt_op_has_dest((wt_op)sl->op)) continue;
+        if (!wt_opnd_is_feed(sl->opnd[0])) {
+            /* registers and path words: values the run computes as the IU does */
+            const wt_op_info *info = &wt_ops[sl->op];
+            if (wt_iu_slot_fault(&p->iu_code[pc], s) || wt_opnd_is_addr(sl->opnd[0])) continue;
+            fop o = {.op = (uint8_t)sl->op, .kind = (uint8_t)info->kind, .slot = (uint8_t)s,
+                     .lat = info->latency[m->id], .ivl = 1, .iu = 1};
+            uint8_t *src[3] = {&o.a, &o.b, &o.c};
+            for (const char *q = info->sig; *q; q++) {
+                int sub = wt_sig_subfield(*q);
+                if (*q == 'd') {
+                    unsigned d = sl->opnd[0];
+                    o.dst = wt_opnd_is_reg(d) ? (d ? (uint8_t)(IU_REG + d) : 0) : (uint8_t)d;
+                    continue;
+                }
+                for (int k = 0; k < 3; k++) {
+                    if (!(*q == 'm' ? k < 2 : k == sub - 1)) continue;
+                    unsigned x = sl->opnd[k + 1];
+                    *src[k] = x == WT_OPND_IMM0 ? IU_IMM0 : x == WT_OPND_IMM1 ? IU_IMM1 : x ? (uint8_t)(IU_REG + x) : 0;
+                    o.reads |= (uint8_t)(1u << k);
+                }
+            }
+            if (wt_opnd_is_path(sl->opnd[0])) path_words[sl->opnd[0] - WT_OPND_PATH]++;
+            b->ops[b->nops++] = o;
             continue;
+        }
         const wt_op_info *info = &wt_ops[sl->op];
         b->ops[b->nops++] = (fop){.op = (uint8_t)sl->op, .kind = WT_K_HLOAD, .slot = (uint8_t)s,
-                                  .lat = info->latency[m->id], .ivl = 1, .dst = sl->opnd[0]};
+                                  .lat = info->latency[m->id], .ivl = 1, .dst = sl->opnd[0], .iu = 1};
         iu_words++;
     }
     for (unsigned i = 0; i < nstores; i++) b->ops[b->nops++] = stores[i];
     wt_bundle_use use = wt_insn_use(in);
     b->clocks = (uint8_t)wt_bundle_clocks(m, &use);
     if (iu_words > b->clocks) b->clocks = (uint8_t)iu_words;
+    for (unsigned k = 0; k < WT_NPATHS; k++) {
+        unsigned need = (path_words[k] + wt_paths[k].per_clock - 1) / wt_paths[k].per_clock;
+        if (need > b->clocks) b->clocks = (uint8_t)need;
+    }
 }
 
 /* The value of a pure operation: the expression from warp_ops.def, as the
@@ -153,8 +201,13 @@ typedef struct path {
     int busy_lo[WT_NSLOTS], busy_hi[WT_NSLOTS];
     uint32_t *rstack;
     unsigned rsp;
-    int fed[WT_NQUEUES];      /* host-fed words landed in a queue facing the host, not yet read */
-    int held[WT_NQUEUES];     /* slots of that queue taken (fed or on their way), not yet read */
+    int fed[NFED];            /* words the IU fed that landed in a queue facing the host (or the first
+                                 cell's path queue), not yet read */
+    int held[NFED];           /* slots of that queue taken (fed or on their way), not yet read */
+    aval iureg[WT_OPND_NREGS];   /* the interface unit's registers (the first cell's run) */
+    aval pathq[WT_NPATHS][PATH_WORDS]; /* the first cell's path queues: the words landed */
+    int phead[WT_NPATHS], pcount[WT_NPATHS];
+    aval path_now[WT_NPATHS];    /* the word the bundle being issued read from each path */
     evlog log;
 } path;
 
@@ -177,6 +230,9 @@ typedef struct an {
     uint32_t nwords;
     int cid;
     uint8_t host_side;        /* bit q: queue q of this cell faces the host */
+    uint8_t first;            /* the first cell: the IU fills its path queues */
+    uint8_t path_values;      /* this run's path words are the first cell's: it runs the IU */
+    uint8_t uses_cid;         /* cells differ: a run a cell */
     uint64_t budget, used;
     int32_t *ipdom;           /* per pc, cached */
     level lv[MAX_NEST];
@@ -185,10 +241,13 @@ typedef struct an {
     int failed;
 } an;
 
-static const char *const toward_name[WT_NQUEUES] = {"toward the left on X", "toward the left on Y",
-                                                    "toward the right on X", "toward the right on Y"};
-static const char *const from_name[WT_NQUEUES] = {"from the left on X", "from the left on Y",
-                                                  "from the right on X", "from the right on Y"};
+static const char *const toward_name[NFED] = {"toward the left on X", "toward the left on Y",
+                                              "toward the right on X", "toward the right on Y",
+                                              "on along the address path"};
+static const char *const from_name[NFED] = {"from the left on X", "from the left on Y",
+                                            "from the right on X", "from the right on Y",
+                                            "from the address path"};
+_Static_assert(WT_NPATHS == 1, "one name a path above");
 
 static const char *where(const an *A, uint32_t pc, int op, char *buf, size_t size)
 {
@@ -313,6 +372,12 @@ static void land_one(an *A, path *P, const pend *w)
         if (w->dst) P->reg[w->dst] = w->val;
     } else if (wt_opnd_is_feed(w->dst)) {
         P->fed[w->dst - WT_OPND_FEED]++;
+    } else if (wt_opnd_is_path(w->dst)) {
+        unsigned k = w->dst - WT_OPND_PATH;
+        P->fed[G_PATH + k]++;
+        if (P->pcount[k] < PATH_WORDS) P->pathq[k][(P->phead[k] + P->pcount[k]++) % PATH_WORDS] = w->val;
+    } else if (is_iu_reg(w->dst)) {
+        P->iureg[w->dst - IU_REG] = w->val;
     }
 }
 
@@ -325,6 +390,7 @@ static void advance(an *A, path *P, int d_lo, int d_hi)
          * hold either value meanwhile. */
         for (int i = 0; i < P->npend; i++)
             if (P->pend[i].dst < WT_OPND_NREGS && P->pend[i].dst) P->reg[P->pend[i].dst].k = 0;
+            else if (is_iu_reg(P->pend[i].dst)) P->iureg[P->pend[i].dst - IU_REG].k = 0;
             else land_one(A, P, &P->pend[i]);
         P->npend = 0;
     }
@@ -359,6 +425,9 @@ static aval source(const an *A, const path *P, const fbundle *b, uint8_t code)
     if (code == WT_OPND_CID) return (aval){(uint32_t)A->cid, 1};
     if (code == WT_OPND_IMM0) return (aval){b->imm[0], 1};
     if (code == WT_OPND_IMM1) return (aval){b->imm[1], 1};
+    if (is_iu_reg(code)) return P->iureg[code - IU_REG];
+    if (code == IU_IMM0 || code == IU_IMM1) return (aval){b->iu_imm[code - IU_IMM0], 1};
+    if (wt_opnd_is_path(code)) return P->path_now[code - WT_OPND_PATH];
     return (aval){0, 0};   /* a received word */
 }
 
@@ -410,6 +479,7 @@ static int step(an *A, path *P)
     int slo = 0, shi = 0;
     for (unsigned i = 0; i < b->nops; i++) {
         int s = b->ops[i].slot;
+        if (b->ops[i].iu) continue;
         if (P->busy_lo[s] > slo) slo = P->busy_lo[s];
         if (P->busy_hi[s] > shi) shi = P->busy_hi[s];
     }
@@ -442,6 +512,36 @@ static int step(an *A, path *P)
         if (A->host_side >> q & 1) {
             P->fed[q]--;
             P->held[q]--;
+        }
+    }
+    for (unsigned k = 0; k < WT_NPATHS; k++) {
+        unsigned g = G_PATH + k;
+        int iu_words = 0;
+        for (unsigned i = 0; i < b->nops; i++) iu_words += b->ops[i].dst == WT_OPND_PATH + k;
+        if (!(b->gate_rd >> g & 1) && !iu_words) continue;
+        if (A->path_values) {
+            if (A->first && (b->gate_rd >> g & 1) && P->fed[g] <= 0)
+                return fail(A, pc, NULL, "the interface unit's word for this read of %s lands too late",
+                            wt_paths[k].name),
+                       STEP_ERROR;
+            if (A->first && P->held[g] + iu_words > (int)wt_paths[k].words)
+                return fail(A, pc, NULL, "the interface unit writes more than %u words to %s ahead of their reads",
+                            wt_paths[k].words, wt_paths[k].name),
+                       STEP_ERROR;
+            P->held[g] += iu_words;
+        }
+        if (!(b->gate_rd >> g & 1)) continue;
+        /* read here, passed on to the next cell a mv's latency later */
+        record(P, S_PATH + (int)k, pc, wt_ops[WT_OP_MV].latency[A->m->id]);
+        P->path_now[k] = (aval){0, 0};
+        if (A->path_values) {
+            P->fed[g]--;
+            P->held[g]--;
+            if (P->pcount[k]) {
+                P->path_now[k] = P->pathq[k][P->phead[k]];
+                P->phead[k] = (P->phead[k] + 1) % PATH_WORDS;
+                P->pcount[k]--;
+            }
         }
     }
     uint32_t next = pc + 1;
@@ -543,6 +643,10 @@ static int step(an *A, path *P)
         } else if (wt_opnd_is_feed(o->dst)) {
             record(P, S_FEED + (o->dst - WT_OPND_FEED), pc, o->lat);
             if (A->host_side >> (o->dst - WT_OPND_FEED) & 1) schedule(P, o->lat, o->dst, v);
+        } else if (wt_opnd_is_path(o->dst)) {
+            if (A->path_values) schedule(P, o->lat, o->dst, v);
+        } else if (is_iu_reg(o->dst)) {
+            schedule(P, o->lat, o->dst, v);
         }
     }
     advance(A, P, b->clocks, b->clocks);
@@ -705,8 +809,17 @@ static int same_values(const an *A, const path *x, const path *y)
         if (a->at != b->at || a->dst != b->dst || a->val.k != b->val.k || (a->val.k && a->val.v != b->val.v))
             return 0;
     }
-    for (int q = 0; q < WT_NQUEUES; q++)
+    for (int q = 0; q < NFED; q++)
         if (x->fed[q] != y->fed[q] || x->held[q] != y->held[q]) return 0;
+    for (int r = 1; r < WT_OPND_NREGS; r++)
+        if (x->iureg[r].k != y->iureg[r].k || (x->iureg[r].k && x->iureg[r].v != y->iureg[r].v)) return 0;
+    for (int k = 0; k < WT_NPATHS; k++) {
+        if (x->pcount[k] != y->pcount[k]) return 0;
+        for (int i = 0; i < x->pcount[k]; i++) {
+            aval a = x->pathq[k][(x->phead[k] + i) % PATH_WORDS], c = y->pathq[k][(y->phead[k] + i) % PATH_WORDS];
+            if (a.k != c.k || (a.k && a.v != c.v)) return 0;
+        }
+    }
     return 1;
 }
 
@@ -720,6 +833,17 @@ static void merge_state(const an *A, path *x, const path *y)
     }
     for (int r = 1; r < WT_OPND_NREGS; r++)
         if (!y->reg[r].k || x->reg[r].v != y->reg[r].v) x->reg[r].k = 0;
+    for (int r = 1; r < WT_OPND_NREGS; r++)
+        if (!y->iureg[r].k || x->iureg[r].v != y->iureg[r].v) x->iureg[r].k = 0;
+    for (int k = 0; k < WT_NPATHS; k++) {
+        /* words either way holds: the fewer (a read past them is unknown), each known where both agree */
+        if (y->pcount[k] < x->pcount[k]) x->pcount[k] = y->pcount[k];
+        for (int i = 0; i < x->pcount[k]; i++) {
+            aval *a = &x->pathq[k][(x->phead[k] + i) % PATH_WORDS];
+            aval c = y->pathq[k][(y->phead[k] + i) % PATH_WORDS];
+            if (!c.k || a->v != c.v) a->k = 0;
+        }
+    }
     for (uint32_t w = 0; w < A->nwords; w++)
         if (!y->memk[w] || x->mem[w] != y->mem[w]) x->memk[w] = 0;
     int same = x->npend == y->npend;
@@ -735,17 +859,18 @@ static void merge_state(const an *A, path *x, const path *y)
             for (int i = 0; i < both[k]->npend; i++) {
                 uint8_t d = both[k]->pend[i].dst;
                 if (d && d < WT_OPND_NREGS) x->reg[d].k = 0;
+                if (is_iu_reg(d)) x->iureg[d - IU_REG].k = 0;
             }
         int n = 0;
         for (int i = 0; i < x->npend; i++)
-            if (x->pend[i].dst >= WT_OPND_NREGS) x->pend[n++] = x->pend[i];
+            if (x->pend[i].dst >= WT_OPND_NREGS && !is_iu_reg(x->pend[i].dst)) x->pend[n++] = x->pend[i];
         x->npend = n;
     }
     for (int s = 0; s < WT_NSLOTS; s++) {
         if (y->busy_lo[s] < x->busy_lo[s]) x->busy_lo[s] = y->busy_lo[s];
         if (y->busy_hi[s] > x->busy_hi[s]) x->busy_hi[s] = y->busy_hi[s];
     }
-    for (int q = 0; q < WT_NQUEUES; q++) {
+    for (int q = 0; q < NFED; q++) {
         if (y->fed[q] < x->fed[q]) x->fed[q] = y->fed[q];
         if (y->held[q] > x->held[q]) x->held[q] = y->held[q];
     }
@@ -976,13 +1101,16 @@ static void set_bound(bound *B, int lower, int64_t v, why w)
     }
 }
 
-/* The words cell s sends on gate qs reach cell s+d (d = +1 or -1) in its queue qr. */
+/* The words cell s sends on gate qs reach cell s+d (d = +1 or -1) in its queue qr;
+ * or (qs = qr = G_PATH + p) the words cell s reads on path p reach cell s+1. */
 static int check_link(an *A, const evlog *S, const evlog *R, int qs, int qr, int s, int d, bound *B)
 {
-    int ns = S->n[S_SEND + qs], nr = R->n[S_RECV + qr];
-    const ev *se = S->e[S_SEND + qs], *re = R->e[S_RECV + qr];
+    int path = qs >= G_PATH;
+    int ss = path ? S_PATH + qs - G_PATH : S_SEND + qs, rs = path ? S_PATH + qr - G_PATH : S_RECV + qr;
+    int ns = S->n[ss], nr = R->n[rs];
+    const ev *se = S->e[ss], *re = R->e[rs];
     int first = A->p->first_cell;
-    int64_t qcap = A->m->queue_words, link = A->m->link_latency;
+    int64_t qcap = path ? wt_paths[qs - G_PATH].words : A->m->queue_words, link = A->m->link_latency;
     char wb[256];
     if (nr > ns)
         return fail_io(A, &re[ns], NULL,
@@ -1075,9 +1203,11 @@ static int analyse_cell(an *A, int k, path *P)
     A->host_side = 0;
     if (k == 0) A->host_side |= 1u << WT_Q_XL | 1u << WT_Q_YL;
     if (k == n - 1) A->host_side |= 1u << WT_Q_XR | 1u << WT_Q_YR;
+    A->first = k == 0;
+    A->path_values = k == 0 || !A->uses_cid;
     path_init(A, P);
     P->pc = A->p->entry;
-    for (int r = 0; r < WT_OPND_NREGS; r++) P->reg[r] = (aval){0, 1};
+    for (int r = 0; r < WT_OPND_NREGS; r++) P->reg[r] = P->iureg[r] = (aval){0, 1};
     uint32_t dsz = A->p->data_size < A->nwords * 4 ? A->p->data_size : A->nwords * 4;
     for (uint32_t w = 0; w < A->nwords; w++) {
         uint32_t v = 0;
@@ -1114,6 +1244,7 @@ int wfc_analyse(const wfc_program *p, wfc_result *out)
     /* Cells that never read their number all run alike: one run serves every cell
      * (as both ends at once: the checks of host-fed queues are per queue). */
     int runs = uses_cid ? n : 1;
+    A.uses_cid = (uint8_t)uses_cid;
     path *cell = ws_xcalloc((size_t)runs, sizeof *cell);
     int rc = 0, done = 0;
     for (int k = 0; k < runs && rc == 0; k++, done++) {
@@ -1134,6 +1265,8 @@ int wfc_analyse(const wfc_program *p, wfc_result *out)
     bound B = {INT64_MIN, INT64_MAX, {0}, {0}};
     for (int s = 0; rc == 0 && s + 1 < n; s++) {
         const evlog *left = &cell[uses_cid ? s : 0].log, *right = &cell[uses_cid ? s + 1 : 0].log;
+        for (int k = 0; k < WT_NPATHS && rc == 0; k++)
+            rc = check_link(&A, left, right, G_PATH + k, G_PATH + k, s, +1, &B);
         for (int ch = 0; ch < 2 && rc == 0; ch++) {
             /* rightward: cell s sends on gate XR/YR, cell s+1 reads queue XL/YL */
             rc = check_link(&A, left, right, WT_Q_XR + ch, WT_Q_XL + ch, s, +1, &B);
