@@ -472,7 +472,8 @@ static int harmless(const wb_ins *in)
     if (in->op != WB_COPY && (in->op >= WT_NOPS || wt_ops[in->op].kind != WT_K_PURE)) return 0;
     if (!wb_has_dest(in->op) || !wb_is_vreg(in->d)) return 0;
     for (int k = 0; k < wb_nsrc(in->op); k++)
-        if (in->s[k].kind == WB_O_REG && in->s[k].v != WT_OPND_R0 && !wb_is_vreg(in->s[k])) return 0;
+        if (in->s[k].kind == WB_O_REG && in->s[k].v != WT_OPND_R0 && in->s[k].v != WT_OPND_CID && !wb_is_vreg(in->s[k]))
+            return 0;   /* the cell's number reads like a constant (h = cid + 1: j + 1 = h is j = cid) */
     return 1;
 }
 
