@@ -85,31 +85,33 @@ static int dequeues(const loop *L, int i, unsigned q)
  * are those, plus what the body reads before feeding it (fed before the loop). */
 int swp_overfills_own_queue(const loop *L, int ii)
 {
-    for (unsigned q = 0; q < 4; q++) {
+    char *takes = ws_xcalloc((size_t)L->nop + 1, 1);   /* op i dequeues a word of q */
+    int over = 0;
+    for (unsigned q = 0; q < 4 && !over; q++) {
         int code = (int)(WT_OPND_FEED + q), bal = 0, before = 0, last = 0, any = 0;
         for (int i = 0; i < L->nop; i++) {
             const bop *x = &L->op[i];
+            takes[i] = (char)dequeues(L, i, q);
             if (!x->live) continue;
-            gate_use g = swp_gates_of(&x->in);
-            if (dequeues(L, i, q)) bal--;
-            if (g.wcode == code) bal++, any = 1;
+            if (takes[i]) bal--;
+            if (swp_gates_of(&x->in).wcode == code) bal++, any = 1;
             if (-bal > before) before = -bal;
             if (x->time > last) last = x->time;
         }
         if (!any) continue;
-        for (int t = last + 1; t <= last + ii; t++) {
+        for (int t = last + 1; t <= last + ii && !over; t++) {
             int words = before;
             for (int i = 0; i < L->nop; i++) {
                 const bop *x = &L->op[i];
                 if (!x->live) continue;
-                gate_use g = swp_gates_of(&x->in);
-                if (g.wcode == code) words += (t - x->time) / ii + 1;
-                if (dequeues(L, i, q)) words -= (t - 1 - x->time) / ii + 1;
+                if (swp_gates_of(&x->in).wcode == code) words += (t - x->time) / ii + 1;
+                if (takes[i]) words -= (t - 1 - x->time) / ii + 1;
             }
-            if (words > (int)L->f->model->queue_words) return 1;
+            over = words > (int)L->f->model->queue_words;
         }
     }
-    return 0;
+    free(takes);
+    return over;
 }
 
 /* A new value of the body: the per-value tables grow with it. */
