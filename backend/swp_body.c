@@ -707,6 +707,7 @@ void swp_fuse_gate_reads(loop *L, const uint64_t *live_after)
         int room[WT_NUCLASSES];
         for (int c = 0; c < WT_NUCLASSES; c++) room[c] = (int)wt_class_issue(L->f->model, (wt_unit_class)c);
         int flex = room[WT_UC_MV] + room[WT_UC_ALU] - 1;
+        unsigned q = 1u << (r->in.s[0].v - WT_OPND_GATE);
         for (int j = 0; j < L->nop; j++) {
             const bop *x = &L->op[j];
             int now = reads_now(x, v);
@@ -714,6 +715,10 @@ void swp_fuse_gate_reads(loop *L, const uint64_t *live_after)
             int c = x->in.op == WB_COPY ? -1 : (int)wt_ops[x->in.op].uclass;
             int fits = c < 0 ? flex > 0 : room[c] > 0 && wt_ops[x->in.op].interval[L->f->model->id] == 1;
             if (c == WT_UC_MV || c == WT_UC_ALU) fits = fits && flex > 0;
+            /* A user that already reads this queue (another word, folded before)
+             * would dequeue once for both: `fadd r1, @yl, @yl` adds one word to
+             * itself. */
+            if (swp_gates_of(&x->in).reads & q) fits = 0;
             if (now == 1 && x->live && j > i && x->group == j && fits && nf + 1 + keep <= WB_MNODE_OPS) {
                 if (c >= 0) room[c]--;
                 if (c < 0 || c == WT_UC_MV || c == WT_UC_ALU) flex--;
@@ -724,7 +729,6 @@ void swp_fuse_gate_reads(loop *L, const uint64_t *live_after)
                 keep = 1;
             }
         }
-        unsigned q = 1u << (r->in.s[0].v - WT_OPND_GATE);
         /* Another read of the same queue between the receive and a user would
          * take the word meant for it. */
         for (int j = i + 1; j < last && nf; j++)
