@@ -424,6 +424,8 @@ static void wsim_release(wsim *s)
         free(s->sink[i].e);
         free(s->addr[i].e);
     }
+    for (size_t i = 0; s->kept && i < (size_t)s->ncells * WT_NQUEUES; i++) ws_buf_free(&s->kept[i]);
+    free(s->kept);
     free(s->sink);
     free(s->addr);
     free(s->ends);
@@ -545,6 +547,7 @@ static void host_pair(wsim *s, uint64_t t)
             s->sink_n--;
             s->addr_n--;
             s->iu_words_out++;
+            if (s->kept) ws_buf_append(&s->kept[s->ends[i]], &val, sizeof val);
             if (addr == 0xFFFFFFFFu) continue;
             s->iu_host_stores++;
             if ((addr & 3) || s->host_size < 4 || addr > s->host_size - 4) {

@@ -226,6 +226,9 @@ struct wsim {
     int *ends;
     int nends;
     size_t sink_n, addr_n;
+    /* wsim_keep_host_words: by the same index, every word the host paired (ws_buf of
+     * uint32_t), for a test bench; NULL: none kept. */
+    ws_buf *kept;
     uint64_t iu_words_out, iu_host_stores; /* with an IU: words that left the array, stored */
     char *msg;
     /* Threads (wsim_set_threads). A clock runs its parts at once, then the cells

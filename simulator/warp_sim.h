@@ -145,6 +145,24 @@ typedef struct wsim_queue_state {
 } wsim_queue_state;
 void wsim_queue_info(const wsim *s, int cell, int q, wsim_queue_state *out);
 
+/* ---- A test bench's host (sim_bench.c) ----------------------------------------- */
+/* For runs on one thread: a faulting threaded run is made again from scratch, without
+ * the words fed ahead or kept. */
+
+/* Puts n words in queue q (WT_Q_*) of a cell facing the host on that side, as if the
+ * host had fed them before the first clock: the upstream neighbour of a one-cell test
+ * bench. The queue grows to hold them (WCA_QUEUE_MAX words at most), so a bench may
+ * hand more than the machine's depth. 0, or -1 if the run has started, the cell does
+ * not face the host on side q, or the words do not fit. */
+int wsim_host_feed_ahead(wsim *s, int cell, int q, const uint32_t *words, unsigned n);
+/* From now on keeps every word the end cells send the host, including those given
+ * the address 0xFFFFFFFF (dropped) and those that never get an address. */
+void wsim_keep_host_words(wsim *s);
+/* The words cell sent the host through side q, oldest first: those kept since
+ * wsim_keep_host_words, then those still waiting for an address. Returns the count,
+ * copies at most max. */
+unsigned wsim_host_words(const wsim *s, int cell, int q, uint32_t *words, unsigned max);
+
 /* ---- Pictures of a run (sim_trace.c) ------------------------------------------- */
 
 /* What to write while the run goes on. The trace and the VCD hold the clocks

@@ -17,11 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <unistd.h>
+
 #include <llvm-c/Core.h>
 #include <llvm-c/IRReader.h>
 
 #include "mir.h"
+#include "warp_assembler.h"
 #include "warp_backend.h"
+#include "warp_linker.h"
+#include "warp_runtime.h"
+#include "warp_sim.h"
 
 /* ---- Modules ----------------------------------------------------------------------- */
 
@@ -500,404 +507,146 @@ static void assert_rules(const char *text, const char *model)
 }
 
 
-/* ---- A one-cell simulator of the text ---------------------------------------------------
+/* ---- Running the text on one cell of the simulator ----------------------------------------
  *
- * Runs the assembly on one cell facing the host on both sides, with the timing of
- * docs/design.md, section 1, and no interlocks: sources read at issue, a result of
- * latency L visible L clocks later, a store at the end of its clock. A schedule or
- * register assignment that breaks the exposed-pipeline rules computes wrong values
- * here. Host feeds go into the cell's own input queues; words sent are kept per
- * queue and stored into host memory at the addresses given, in order. */
+ * The assembly is assembled, linked with crt0 and run by warp-sim's own library on a
+ * one-cell array facing the host on both sides, with the timing of docs/design.md,
+ * section 1: no interlocks on registers, so a schedule or register assignment that
+ * breaks the exposed-pipeline rules computes wrong values. Words a test hands the cell
+ * wait in its input queues before the first clock (its upstream neighbour's sends); the
+ * words it sends the host are kept per side, and stored at the addresses it gives. */
 
-enum { SIM_MEM = 1 << 16, SIM_HOST = 1 << 16, SIM_Q = 4096, SIM_MAX_CLOCKS = 4000000 };
-
-typedef struct sim_src { int lit; unsigned code; uint32_t val; } sim_src;
-typedef struct sim_op { wt_op op; unsigned d; sim_src s[4]; int target; } sim_op;
-typedef struct sim_bundle { sim_op ops[2 * WT_NSLOTS]; int n; } sim_bundle;
-typedef struct sim_sym { char name[64]; uint32_t addr; } sim_sym;
-typedef struct sim_q { uint32_t w[SIM_Q]; int head, tail; } sim_q;
-typedef struct sim_write { uint64_t time; int kind; unsigned code; uint32_t addr, val; } sim_write;
-enum { W_REG, W_MEM, W_OUT, W_FEED, W_ADDR };
+enum { SIM_MAX_CLOCKS = 4000000, SIM_MAX_WORDS = 4096 };
 
 typedef struct sim {
-    sim_bundle *code;
-    int ncode, ccap;
-    sim_sym syms[256];
-    int nsyms;
-    uint8_t mem[SIM_MEM], host[SIM_HOST];
-    sim_q in[4], out[4], addr[4];
-    uint32_t regs[64];
-    uint32_t cid;
-    sim_write *pending;
-    int npending, pcap;
-    uint64_t clock;
-    char why[256];
+    wrt_image *img;
+    wsim *w;
+    int nfed[WT_NQUEUES];
+    uint32_t fed[WT_NQUEUES][SIM_MAX_WORDS];
+    int nsent[WT_NQUEUES];
+    uint32_t sent[WT_NQUEUES][SIM_MAX_WORDS];
 } sim;
 
-static int sim_fail(sim *s, const char *fmt, ...)
+static char *read_source(const char *path)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->why, sizeof s->why, fmt, ap);
-    va_end(ap);
-    return -1;
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open %s", path);
+    ws_buf b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) ws_buf_append(&b, chunk, n);
+    fclose(f);
+    ws_buf_append(&b, "", 1);
+    return b.data;
 }
 
-static int q_push(sim_q *q, uint32_t w)
+/* Assembles text into dir/name.o; fails the test with the assembler's messages. */
+static void assemble(const char *name, const char *text, const wt_model *m, const char *obj)
 {
-    if (q->tail == SIM_Q) return -1;
-    q->w[q->tail++] = w;
-    return 0;
+    char *msgs = NULL;
+    size_t msglen = 0;
+    FILE *out = open_memstream(&msgs, &msglen);
+    ws_diag d;
+    ws_diag_init(&d, name, text, strlen(text));
+    d.out = out;
+    was_options o = {.model = m};
+    int rc = was_assemble(name, text, strlen(text), &o, obj, &d);
+    fclose(out);
+    if (rc != 0) fail_msg("the assembler rejects %s:\n%s\n%s", name, msgs, text);
+    free(msgs);
 }
 
-static int sim_find(const sim *s, const char *name, uint32_t *addr)
+/* Assembles, links and loads the text as one cell with number cid. */
+static sim *sim_start(const char *text, const char *model, uint32_t cid)
 {
-    for (int i = 0; i < s->nsyms; i++)
-        if (!strcmp(s->syms[i].name, name)) {
-            *addr = s->syms[i].addr;
-            return 0;
-        }
-    return -1;
-}
-
-static void sim_define(sim *s, const char *name, uint32_t addr)
-{
-    if (s->nsyms < 256) {
-        snprintf(s->syms[s->nsyms].name, sizeof s->syms[0].name, "%s", name);
-        s->syms[s->nsyms++].addr = addr;
-    }
-}
-
-/* A literal expression: number (read as imm_type) or SYMBOL[+-N]. */
-static int sim_literal(sim *s, const char *text, char imm_type, uint32_t *out)
-{
-    if (isdigit((unsigned char)text[0]) || text[0] == '-' || text[0] == '+') {
-        if (text[0] == '0' && text[1] == 'x') *out = (uint32_t)strtoul(text, NULL, 16);
-        else if (imm_type == 'f' || strpbrk(text, ".eE")) *out = wt_u(strtof(text, NULL));
-        else *out = (uint32_t)strtol(text, NULL, 10);
-        return 0;
-    }
-    char name[64];
-    size_t n = strcspn(text, "+-");
-    if (n >= sizeof name) return sim_fail(s, "bad literal '%s'", text);
-    memcpy(name, text, n);
-    name[n] = 0;
-    uint32_t a;
-    if (sim_find(s, name, &a) < 0) return sim_fail(s, "unknown symbol '%s'", name);
-    *out = a + (uint32_t)strtol(text + n, NULL, 10);
-    return 0;
-}
-
-static int sim_source(sim *s, const char *text, char imm_type, sim_src *src)
-{
-    int code = wt_opnd_parse(text, strlen(text));
-    if (code >= 0) {
-        *src = (sim_src){0, (unsigned)code, 0};
-        return 0;
-    }
-    src->lit = 1;
-    return sim_literal(s, text, imm_type, &src->val);
-}
-
-static int sim_parse_op(sim *s, char *text, sim_op *o)
-{
-    cop c;
-    if (parse_op(text, &c) < 0) return sim_fail(s, "cannot read '%s'", text);
-    memset(o, 0, sizeof *o);
-    o->op = c.op;
-    o->s[2] = (sim_src){0, WT_OPND_R0, 0};
-    const wt_op_info *info = &wt_ops[c.op];
-    int k = 0;
-    for (const char *p = info->sig; *p; p++, k++) {
-        if (k >= c.n) return sim_fail(s, "'%s' lacks operands", text);
-        char *t = c.opnd[k];
-        if (*p == 'd') {
-            int code = wt_opnd_parse(t, strlen(t));
-            if (code < 0) return sim_fail(s, "bad destination '%s'", t);
-            o->d = (unsigned)code;
-        } else if (*p == 't') {
-            uint32_t a;
-            if (sim_find(s, t, &a) < 0) return sim_fail(s, "unknown label '%s'", t);
-            o->target = (int)a;
-        } else if (*p == 'm') {
-            char tmp[64];
-            snprintf(tmp, sizeof tmp, "%s", t + 1);
-            char *close = strchr(tmp, ']');
-            if (close) *close = 0;
-            char *comma = strchr(tmp, ',');
-            if (comma) {
-                *comma = 0;
-                if (sim_source(s, trim(comma + 1), 'i', &o->s[2]) < 0) return -1;
-            }
-            if (sim_source(s, trim(tmp), 'i', &o->s[1]) < 0) return -1;
-        } else {
-            if (sim_source(s, t, info->imm_type, &o->s[wt_sig_subfield(*p)]) < 0) return -1;
-        }
-    }
-    return 0;
-}
-
-/* Two passes over the text: symbols and sizes, then code and data. */
-static int sim_load(sim *s, const char *text)
-{
-    for (int pass = 0; pass < 2; pass++) {
-        char *copy = strdup(text);
-        int section = 0;   /* 0 text, 1 data */
-        uint32_t data_at = 0, host_at = 0;
-        int bundles = 0, rc = 0;
-        for (char *save = NULL, *ln = strtok_r(copy, "\n", &save); ln && rc == 0; ln = strtok_r(NULL, "\n", &save)) {
-            char *semi = strchr(ln, ';');
-            if (semi && !strchr(ln, '"')) *semi = 0;
-            char *l = trim(ln);
-            if (!*l) continue;
-            size_t n = strlen(l);
-            if (l[n - 1] == ':') {
-                l[n - 1] = 0;
-                if (pass == 0) sim_define(s, l, section ? data_at : (uint32_t)bundles);
-                continue;
-            }
-            if (!strncmp(l, ".text", 5)) section = 0;
-            else if (!strncmp(l, ".bss", 4) || !strncmp(l, ".data", 5)) section = 1;
-            else if (!strncmp(l, ".zero", 5)) data_at += (uint32_t)strtoul(l + 5, NULL, 10);
-            else if (!strncmp(l, ".host", 5)) {
-                char name[64];
-                long d0 = 0, d1 = 0;
-                char *f = l + 5;
-                while (*f == ' ') f++;
-                size_t nl = strcspn(f, ",");
-                snprintf(name, sizeof name, "%.*s", (int)nl, f);
-                char *dims = f;
-                for (int commas = 0; *dims && commas < 3; dims++) commas += *dims == ',';
-                d0 = strtol(dims, &dims, 10);
-                if (*dims == ',') d1 = strtol(dims + 1, NULL, 10);
-                if (pass == 0) sim_define(s, name, host_at);
-                host_at += 4u * (uint32_t)(d0 ? d0 : 1) * (uint32_t)(d1 ? d1 : 1);
-            } else if (!strncmp(l, ".word", 5)) {
-                char *p = l + 5;
-                for (char *tok = strtok(p, ","); tok; tok = strtok(NULL, ",")) {
-                    uint32_t v = 0;
-                    if (pass == 1) {
-                        if (sim_literal(s, trim(tok), 'x', &v) < 0) rc = -1;
-                        memcpy(s->mem + data_at, &v, 4);
-                    }
-                    data_at += 4;
-                }
-            } else if (l[0] == '.') {
-                continue;
-            } else {
-                if (pass == 1) {
-                    if (s->ncode == s->ccap) {
-                        s->ccap = s->ccap ? 2 * s->ccap : 256;
-                        s->code = realloc(s->code, sizeof *s->code * (size_t)s->ccap);
-                    }
-                    sim_bundle *b = &s->code[s->ncode++];
-                    b->n = 0;
-                    /* The interface unit's part (after `||`) runs in the same clock; its
-                     * registers never hold a cell's live value (one allocation). */
-                    char *iu = strstr(l, " || ");
-                    if (iu) {
-                        memmove(iu + 2, iu + 3, strlen(iu + 3) + 1);   /* one more " | " part */
-                        if (strncmp(l, "nop | ", 6) == 0) l += 6;
-                    }
-                    if (strcmp(l, "nop") != 0)
-                        for (char *part = l;;) {
-                            char *bar = strstr(part, " | ");
-                            if (bar) *bar = 0;
-                            if (sim_parse_op(s, trim(part), &b->ops[b->n++]) < 0) {
-                                rc = -1;
-                                break;
-                            }
-                            if (!bar) break;
-                            part = bar + 3;
-                        }
-                }
-                bundles++;
-            }
-            if (data_at > SIM_MEM || host_at > SIM_HOST) rc = sim_fail(s, "memory too small");
-        }
-        free(copy);
-        if (rc) return -1;
-    }
-    return 0;
-}
-
-static void sim_write_later(sim *s, uint64_t time, int kind, unsigned code, uint32_t addr, uint32_t val)
-{
-    if (s->npending == s->pcap) {
-        s->pcap = s->pcap ? 2 * s->pcap : 64;
-        s->pending = realloc(s->pending, sizeof *s->pending * (size_t)s->pcap);
-    }
-    s->pending[s->npending++] = (sim_write){time, kind, code, addr, val};
-}
-
-/* Completes every write due by `now`, in the order they were issued. */
-static int sim_complete(sim *s, uint64_t now)
-{
-    int m = 0;
-    for (int i = 0; i < s->npending; i++) {
-        sim_write *w = &s->pending[i];
-        if (w->time > now) {
-            s->pending[m++] = *w;
-            continue;
-        }
-        switch (w->kind) {
-        case W_REG: if (w->code) s->regs[w->code] = w->val; break;
-        case W_MEM: memcpy(s->mem + w->addr, &w->val, 4); break;
-        case W_OUT: if (q_push(&s->out[w->code], w->val)) return sim_fail(s, "output full"); break;
-        case W_FEED: if (q_push(&s->in[w->code], w->val)) return sim_fail(s, "input full"); break;
-        case W_ADDR: if (q_push(&s->addr[w->code], w->val)) return sim_fail(s, "address queue full"); break;
-        }
-    }
-    s->npending = m;
-    return 0;
-}
-
-static uint32_t sim_eval(wt_op op, uint32_t A, uint32_t B, uint32_t C)
-{
-    switch (op) {
-#define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem) \
-    case WT_OP_##id: return (uint32_t)(sem);
-#include "warp_ops.def"
-#undef WT_OP
-    default: return 0;
-    }
-}
-
-static int sim_run(sim *s, const wt_model *m)
-{
-    uint32_t entry;
-    if (sim_find(s, "main", &entry) < 0) return sim_fail(s, "no main");
-    int stack[64], sp = 0;
-    int pc = (int)entry;
-    stack[sp++] = -1;   /* crt0: call main, then halt */
-    for (s->clock = 0; pc >= 0; s->clock++) {
-        if (s->clock > SIM_MAX_CLOCKS) return sim_fail(s, "no end after %d clocks", SIM_MAX_CLOCKS);
-        if (sim_complete(s, s->clock) < 0) return -1;
-        if (pc >= s->ncode) return sim_fail(s, "pc %d outside the program", pc);
-        const sim_bundle *b = &s->code[pc];
-        uint32_t gate[4];
-        unsigned need = 0;
-        for (int i = 0; i < b->n; i++)
-            for (int k = 0; k < 4; k++)
-                if (!b->ops[i].s[k].lit && wt_opnd_is_gate(b->ops[i].s[k].code))
-                    need |= 1u << (b->ops[i].s[k].code - WT_OPND_GATE);
-        for (int q = 0; q < 4; q++) {
-            if (!(need >> q & 1)) continue;
-            if (s->in[q].head == s->in[q].tail) return sim_fail(s, "pc %d: queue %d read while empty", pc, q);
-            gate[q] = s->in[q].w[s->in[q].head++];
-        }
-        int next = pc + 1;
-        for (int i = 0; i < b->n; i++) {
-            const sim_op *o = &b->ops[i];
-            uint32_t v[4];
-            for (int k = 0; k < 4; k++) {
-                const sim_src *src = &o->s[k];
-                if (src->lit) v[k] = src->val;
-                else if (wt_opnd_is_reg(src->code)) v[k] = src->code ? s->regs[src->code] : 0;
-                else if (src->code == WT_OPND_CID) v[k] = s->cid;
-                else if (wt_opnd_is_gate(src->code)) v[k] = gate[src->code - WT_OPND_GATE];
-                else v[k] = 0;
-            }
-            const wt_op_info *info = &wt_ops[o->op];
-            uint64_t done = s->clock + info->latency[m->id];
-            uint32_t result = 0;
-            int writes = info->sig[0] == 'd';
-            switch (info->kind) {
-            case WT_K_LOAD: case WT_K_STORE: {
-                uint32_t a = v[1] + v[2];
-                if (a % 4 || a + 4 > SIM_MEM) return sim_fail(s, "pc %d: bad data address %u", pc, (unsigned)a);
-                if (info->kind == WT_K_STORE) sim_write_later(s, done, W_MEM, 0, a, v[0]);
-                else memcpy(&result, s->mem + a, 4);
-                break;
-            }
-            case WT_K_HLOAD: {
-                uint32_t a = v[1] + v[2];
-                if (a % 4 == 0 && a + 4 <= SIM_HOST) memcpy(&result, s->host + a, 4);
-                break;
-            }
-            case WT_K_DIV:
-                if (v[2] == 0) return sim_fail(s, "pc %d: division by zero", pc);
-                result = sim_eval(o->op, v[1], v[2], v[3]);
-                break;
-            case WT_K_JMP: next = o->target; break;
-            case WT_K_BZ: if (v[3] == 0) next = o->target; break;
-            case WT_K_BNZ: if (v[3] != 0) next = o->target; break;
-            case WT_K_DBNZ:
-                /* the counter (subfield 3) counts down; the branch sees the new value */
-                if (v[3] - 1 != 0) next = o->target;
-                sim_write_later(s, done, W_REG, o->s[3].code, 0, v[3] - 1);
-                break;
-            case WT_K_CALL:
-                if (sp == 64) return sim_fail(s, "return stack overflow");
-                stack[sp++] = pc + 1;
-                next = o->target;
-                break;
-            case WT_K_RET: next = stack[--sp]; break;
-            case WT_K_HALT: next = -1; break;
-            default: result = sim_eval(o->op, v[1], v[2], v[3]); break;
-            }
-            if (!writes) continue;
-            if (wt_opnd_is_reg(o->d)) sim_write_later(s, done, W_REG, o->d, 0, result);
-            else if (wt_opnd_is_gate(o->d)) sim_write_later(s, done, W_OUT, o->d - WT_OPND_GATE, 0, result);
-            else if (wt_opnd_is_feed(o->d)) sim_write_later(s, done, W_FEED, o->d - WT_OPND_FEED, 0, result);
-            else if (wt_opnd_is_addr(o->d)) sim_write_later(s, done, W_ADDR, o->d - WT_OPND_ADDR, 0, result);
-        }
-        pc = next;
-    }
-    while (s->npending)   /* the pipelines drain in completion order */
-        if (sim_complete(s, ++s->clock) < 0) return -1;
-    /* Words sent toward the host, paired in order with their addresses. */
-    for (int q = 0; q < 4; q++)
-        for (int k = s->addr[q].head; k < s->addr[q].tail && k < s->out[q].tail; k++) {
-            uint32_t a = s->addr[q].w[k];
-            if (a == 0xffffffffu) continue;
-            if (a % 4 || a + 4 > SIM_HOST) return sim_fail(s, "bad host address %u", (unsigned)a);
-            memcpy(s->host + a, &s->out[q].w[k], 4);
-        }
-    return 0;
-}
-
-static sim *sim_new(void) { return calloc(1, sizeof(sim)); }
-
-static void sim_free(sim *s)
-{
-    free(s->code);
-    free(s->pending);
-    free(s);
-}
-
-/* Loads the text; fails the test if it does not load. */
-static sim *sim_start(const char *text)
-{
-    sim *s = sim_new();
-    if (sim_load(s, text) < 0) fail_msg("simulator: %s\n%s", s->why, text);
+    const wt_model *m = wt_model_by_name(model);
+    char dir[] = "/tmp/warp-backend-XXXXXX", obj[64], crt0[64], img[64], err[256];
+    if (!mkdtemp(dir)) fail_msg("mkdtemp: %s", strerror(errno));
+    snprintf(obj, sizeof obj, "%s/test.o", dir);
+    snprintf(crt0, sizeof crt0, "%s/crt0.o", dir);
+    snprintf(img, sizeof img, "%s/test.img", dir);
+    char *crt0_text = read_source(WARP_SOURCE_DIR "/runtime/crt0.s");
+    assemble("crt0.s", crt0_text, m, crt0);
+    free(crt0_text);
+    assemble("test.s", text, m, obj);
+    const char *inputs[] = {crt0, obj};
+    wld_options lo = {.entry = "_start"};
+    if (wld_link(inputs, 2, img, &lo) != 0) fail_msg("the linker rejects the text:\n%s", text);
+    sim *s = calloc(1, sizeof *s);
+    s->img = wrt_image_load(img, err, sizeof err);
+    unlink(obj);
+    unlink(crt0);
+    unlink(img);
+    rmdir(dir);
+    if (!s->img) fail_msg("the image does not load: %s", err);
+    wsim_program p;
+    wrt_sim_program(s->img, &p);
+    /* One cell, whatever .cells says; the linker timed the whole array, not this bench. */
+    p.first_cell = p.last_cell = (int)cid;
+    p.skew = 0;
+    p.flow_controlled = 0;
+    s->w = wsim_new(&p, err, sizeof err);
+    if (!s->w) fail_msg("the simulator refuses the image: %s", err);
+    wsim_keep_host_words(s->w);
     return s;
 }
 
-static void sim_go(sim *s, const char *text, const char *model)
+/* A word waiting in the cell's input queue q when it starts. */
+static void feed(sim *s, int q, uint32_t w)
 {
-    if (sim_run(s, wt_model_by_name(model)) < 0) fail_msg("simulator (%s): %s\n%s", model, s->why, text);
+    if (s->nfed[q] == SIM_MAX_WORDS) fail_msg("too many words for queue %d", q);
+    s->fed[q][s->nfed[q]++] = w;
 }
 
-static void host_put_f(sim *s, const char *name, int i, float v)
+static void sim_go(sim *s, const char *text)
 {
-    uint32_t a = 0;
-    if (sim_find(s, name, &a) < 0) fail_msg("no host array %s", name);
-    memcpy(s->host + a + 4 * i, &v, 4);
+    for (int q = 0; q < WT_NQUEUES; q++)
+        if (s->nfed[q] && wsim_host_feed_ahead(s->w, 0, q, s->fed[q], (unsigned)s->nfed[q]) != 0)
+            fail_msg("%d words do not fit queue %d", s->nfed[q], q);
+    wsim_status st = wsim_run(s->w, SIM_MAX_CLOCKS);
+    if (st != WSIM_DONE)
+        fail_msg("the run ends with status %d after %llu clocks: %s\n%s", (int)st,
+                 (unsigned long long)wsim_cycles(s->w), wsim_message(s->w), text);
+    for (int q = 0; q < WT_NQUEUES; q++) {
+        unsigned n = wsim_host_words(s->w, 0, q, s->sent[q], SIM_MAX_WORDS);
+        if (n > SIM_MAX_WORDS) fail_msg("the cell sent %u words on queue %d", n, q);
+        s->nsent[q] = (int)n;
+    }
 }
+
+static void sim_free(sim *s)
+{
+    wsim_free(s->w);
+    wrt_image_free(s->img);
+    free(s);
+}
+
+static uint8_t *host_word(sim *s, const char *name, int i)
+{
+    const wrt_host_array *h = wrt_host_find(s->img, name);
+    if (!h) fail_msg("no host array %s", name);
+    if (i < 0 || (uint32_t)i >= h->nelems) fail_msg("%s[%d] is outside the array", name, i);
+    return wsim_host_memory(s->w, NULL) + h->addr + 4 * (uint32_t)i;
+}
+
+static void host_put_f(sim *s, const char *name, int i, float v) { memcpy(host_word(s, name, i), &v, 4); }
 
 static float host_get_f(sim *s, const char *name, int i)
 {
-    uint32_t a = 0;
     float v;
-    if (sim_find(s, name, &a) < 0) fail_msg("no host array %s", name);
-    memcpy(&v, s->host + a + 4 * i, 4);
+    memcpy(&v, host_word(s, name, i), 4);
     return v;
 }
 
-static int sent_count(const sim *s, int q) { return s->out[q].tail; }
-static uint32_t sent(const sim *s, int q, int k) { return s->out[q].w[k]; }
-static float sent_f(const sim *s, int q, int k) { return wt_f(s->out[q].w[k]); }
+static int sent_count(const sim *s, int q) { return s->nsent[q]; }
+
+static uint32_t sent(const sim *s, int q, int k)
+{
+    if (k >= s->nsent[q]) fail_msg("the cell sent %d words on queue %d, not %d", s->nsent[q], q, k + 1);
+    return s->sent[q][k];
+}
+
+static float sent_f(const sim *s, int q, int k) { return wt_f(sent(s, q, k)); }
 
 /* ---- Looking at the output -------------------------------------------------------------- */
 
@@ -1699,12 +1448,11 @@ static sim *run_ir(const char *ir, int opt, const char *model, const inputs *in,
 {
     char *text = compile_ok(ir, opt, model);
     assert_rules(text, model);
-    sim *s = sim_start(text);
-    s->cid = cid;
+    sim *s = sim_start(text, model, cid);
     for (int q = 0; q < 4 && in; q++)
-        for (int k = 0; k < in->n[q]; k++) q_push(&s->in[q], in->w[q][k]);
+        for (int k = 0; k < in->n[q]; k++) feed(s, q, in->w[q][k]);
     if (setup) setup(s);
-    sim_go(s, text, model);
+    sim_go(s, text);
     free(text);
     return s;
 }
@@ -2067,18 +1815,18 @@ static void test_run_compares(void **state)
             char *text = compile_ok(ir, opt, "warp");
             assert_rules(text, "warp");
             for (int x = 0; x < 6; x++) {
-                sim *s = sim_start(text);
+                sim *s = sim_start(text, "warp", 0);
                 int expect;
                 if (k < 10) {
-                    q_push(&s->in[0], (uint32_t)ia[x]);
-                    q_push(&s->in[1], (uint32_t)ib[x]);
+                    feed(s, 0, (uint32_t)ia[x]);
+                    feed(s, 1, (uint32_t)ib[x]);
                     expect = icmp_ref(ipreds[k], ia[x], ib[x]);
                 } else {
-                    q_push(&s->in[0], wt_u(fa[x]));
-                    q_push(&s->in[1], wt_u(fb[x]));
+                    feed(s, 0, wt_u(fa[x]));
+                    feed(s, 1, wt_u(fb[x]));
                     expect = fcmp_ref(fpreds[k - 10], fa[x], fb[x]);
                 }
-                sim_go(s, text, "warp");
+                sim_go(s, text);
                 const char *what = k < 10 ? ipreds[k] : fpreds[k - 10];
                 if (sent(s, WT_Q_XR, 0) != (uint32_t)(expect ? 100 : 200) || sent(s, WT_Q_XR, 1) != (uint32_t)expect ||
                     sent(s, WT_Q_YR, 0) != (uint32_t)expect)

@@ -402,6 +402,46 @@ static void test_host_feed_only_on_the_end_cell(void **state)
     wsim_free(s);
 }
 
+/* A test bench's host: words waiting in the first cell's queue before the first clock
+ * (more than the queue's depth), and every word the last cell sent the host kept,
+ * the one given address -1 and the one never given an address alike. */
+static void test_bench_feeds_ahead_and_keeps_host_words(void **state)
+{
+    (void)state;
+    tprog t = {0};
+    put(bundle(&t), WT_SLOT_V0, WT_OP_MV, 1, XL, 0, 0);
+    put(bundle(&t), WT_SLOT_V0, WT_OP_MV, 2, XL, 0, 0);
+    wt_insn *b = bundle(&t);
+    b->imm[0] = 0xFFFFFFFFu;
+    put(b, WT_SLOT_V0, WT_OP_MV, XR, 1, 0, 0);
+    put(b, WT_SLOT_V1, WT_OP_MV, AXR, I0, 0, 0);
+    put(bundle(&t), WT_SLOT_V0, WT_OP_MV, XR, 2, 0, 0);
+    branch(bundle(&t), WT_OP_HALT, 0, 0);
+    wsim *s = make(&t, WT_MODEL_WARP, 0, 1, 0, 0);
+    uint32_t words[200], got[8];
+    for (unsigned i = 0; i < 200; i++) words[i] = 5 + i;
+    unsigned depth = wt_model_get(WT_MODEL_WARP)->queue_words;
+    assert_true(depth < 200);
+    assert_int_equal(wsim_host_feed_ahead(s, 1, WT_Q_XL, words, 2), -1);   /* cell 1's left is cell 0 */
+    assert_int_equal(wsim_host_feed_ahead(s, 0, WT_Q_XL, words, 200), 0);
+    wsim_keep_host_words(s);
+    assert_int_equal(wsim_run(s, 1000), WSIM_DONE);
+    assert_int_equal(wsim_host_feed_ahead(s, 0, WT_Q_XL, words, 1), -1);   /* the run is over */
+    assert_int_equal(wsim_host_words(s, 1, WT_Q_XR, got, 8), 2);
+    assert_int_equal(got[0], 5);
+    assert_int_equal(got[1], 6);
+    assert_int_equal(wsim_host_words(s, 0, WT_Q_XR, got, 8), 0);           /* cell 0 sent to cell 1 */
+    assert_int_equal(wsim_queue_words(s, 0, WT_Q_XL, NULL, 0), 198);
+    wsim_free(s);
+    /* Not kept: only the word still waiting for an address. */
+    s = make(&t, WT_MODEL_WARP, 0, 1, 0, 0);
+    assert_int_equal(wsim_host_feed_ahead(s, 0, WT_Q_XL, words, 2), 0);
+    assert_int_equal(wsim_run(s, 1000), WSIM_DONE);
+    assert_int_equal(wsim_host_words(s, 1, WT_Q_XR, got, 8), 1);
+    assert_int_equal(got[0], 6);
+    wsim_free(s);
+}
+
 /* ---- The Warp interface unit (simulator/iu.c) -------------------------------------- */
 
 static wsim *make_iu(const tprog *t, const tprog *iu, int first, int last, uint32_t host_size, char *err,
@@ -984,6 +1024,7 @@ int main(void)
         cmocka_unit_test(test_gate_named_twice_dequeues_once),
         cmocka_unit_test(test_host_sink_pairs_words_with_addresses),
         cmocka_unit_test(test_host_feed_only_on_the_end_cell),
+        cmocka_unit_test(test_bench_feeds_ahead_and_keeps_host_words),
         cmocka_unit_test(test_iu_feeds_the_left_end_and_addresses_the_right),
         cmocka_unit_test(test_iu_link_takes_a_word_a_cycle),
         cmocka_unit_test(test_iu_refuses_what_it_has_not_got),
