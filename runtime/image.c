@@ -526,8 +526,8 @@ static int load(loader *L)
     /* A queue wait is a compiler bug only in the image the linker timed: one
      * changed since (or made by hand with the flag) is run with run-time waits. */
     if (img->flow_controlled) {
-        uint64_t now = wt_timing_fingerprint(img->model->id, img->code, img->ncode, img->data, img->data_size,
-                                             img->entry, img->first_cell, img->last_cell, img->skew);
+        uint64_t now = wt_timing_fingerprint(img->model->id, img->code, img->iu_code, img->ncode, img->data,
+                                             img->data_size, img->entry, img->first_cell, img->last_cell, img->skew);
         if (!L->has_timing || now != L->timing) {
             img->flow_controlled = 0;
             img->timing_changed = 1;

@@ -600,17 +600,27 @@ static uint64_t fnv1a_u32(uint64_t h, uint32_t v)
     return fnv1a(h, b, 4);
 }
 
-uint64_t wt_timing_fingerprint(wt_model_id model, const wt_insn *code, uint32_t ncode, const uint8_t *data,
-                               uint32_t data_size, uint32_t entry, int first_cell, int last_cell, int32_t skew)
+static uint64_t fnv1a_code(uint64_t h, const wt_insn *code, uint32_t ncode)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = fnv1a_u32(h, (uint32_t)model);
-    h = fnv1a_u32(h, ncode);
     for (uint32_t i = 0; i < ncode; i++) {
         uint8_t bytes[WT_BUNDLE_BYTES];
         wt_encode(&code[i], bytes);
         h = fnv1a(h, bytes, sizeof bytes);
     }
+    return h;
+}
+
+uint64_t wt_timing_fingerprint(wt_model_id model, const wt_insn *code, const wt_insn *iu_code, uint32_t ncode,
+                               const uint8_t *data, uint32_t data_size, uint32_t entry, int first_cell,
+                               int last_cell, int32_t skew)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = fnv1a_u32(h, (uint32_t)model);
+    h = fnv1a_u32(h, ncode);
+    h = fnv1a_code(h, code, ncode);
+    /* The IU's bundles issue beside the end cells' and feed their queues, so the
+     * skew the linker computed holds only for them as they were. */
+    if (iu_code) h = fnv1a_code(fnv1a(h, "iu", 2), iu_code, ncode);
     while (data_size > 0 && data[data_size - 1] == 0) data_size--;
     h = fnv1a_u32(h, data_size);
     if (data_size) h = fnv1a(h, data, data_size);

@@ -444,12 +444,15 @@ static inline uint32_t wt_ftoi_sat(uint32_t a) { return wt_sat_i32((double)wt_f(
  * treats any wait for a queue as a compiler bug (docs/design.md, section 6). */
 #define WT_EF_FLOWCTL 0x4
 /* What the linker timed for WT_EF_FLOWCTL: a fingerprint (64-bit FNV-1a) of the
- * code as it decodes, the initial data (trailing zeros aside, so .bss adds
- * nothing), the entry bundle, the model, the cells and the skew. The linker writes
- * it after the skew in .warp.cells; a loader that computes another has an image
- * changed since, whose queue waits are no compiler bug. */
-uint64_t wt_timing_fingerprint(wt_model_id model, const wt_insn *code, uint32_t ncode, const uint8_t *data,
-                               uint32_t data_size, uint32_t entry, int first_cell, int last_cell, int32_t skew);
+ * code as it decodes, the Warp interface unit's bundles beside it (iu_code, NULL
+ * for an image without .warp.iu, which then hashes as before the IU existed), the
+ * initial data (trailing zeros aside, so .bss adds nothing), the entry bundle, the
+ * model, the cells and the skew. The linker writes it after the skew in
+ * .warp.cells; a loader that computes another has an image changed since, whose
+ * queue waits are no compiler bug. */
+uint64_t wt_timing_fingerprint(wt_model_id model, const wt_insn *code, const wt_insn *iu_code, uint32_t ncode,
+                               const uint8_t *data, uint32_t data_size, uint32_t entry, int first_cell,
+                               int last_cell, int32_t skew);
 enum {
     WT_R_NONE = 0,
     WT_R_IMM0 = 1,               /* S+A into literal field 0 of the bundle at r_offset */
