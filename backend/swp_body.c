@@ -708,6 +708,7 @@ void swp_fuse_gate_reads(loop *L, const uint64_t *live_after)
         for (int c = 0; c < WT_NUCLASSES; c++) room[c] = (int)wt_class_issue(L->f->model, (wt_unit_class)c);
         int flex = room[WT_UC_MV] + room[WT_UC_ALU] - 1;
         unsigned q = 1u << (r->in.s[0].v - WT_OPND_GATE);
+        int written[WB_MNODE_OPS], nwritten = 0;
         for (int j = 0; j < L->nop; j++) {
             const bop *x = &L->op[j];
             int now = reads_now(x, v);
@@ -719,7 +720,14 @@ void swp_fuse_gate_reads(loop *L, const uint64_t *live_after)
              * would dequeue once for both: `fadd r1, @yl, @yl` adds one word to
              * itself. */
             if (swp_gates_of(&x->in).reads & q) fits = 0;
+            /* Two users that send through one gate from one bundle complete in
+             * the order of their latencies, not the program's: `fmul @xr, @xl, r1
+             * | mv @xr, @xl` sends the copy first. */
+            int wcode = swp_gates_of(&x->in).wcode;
+            for (int w = 0; w < nwritten && wcode >= 0; w++)
+                if (written[w] == wcode) fits = 0;
             if (now == 1 && x->live && j > i && x->group == j && fits && nf + 1 + keep <= WB_MNODE_OPS) {
+                if (wcode >= 0) written[nwritten++] = wcode;
                 if (c >= 0) room[c]--;
                 if (c < 0 || c == WT_UC_MV || c == WT_UC_ALU) flex--;
                 fuse[j] = 1;
