@@ -389,9 +389,9 @@ void wca_put(wca *a, wca_queue *q, uint32_t word, uint8_t tag, uint64_t arrival)
     /* The word is due now (landing precedes the step of its clock). On a bus whose
      * only linked channel it is, free, with credit, the step would take it first
      * whatever else it did, and buses moving data step in any order: it crosses
-     * here. Not with threads, whose parts keep their own figures. */
-    if (a->data_only && q->count == 1 && tag == WT_MARK_DATA && l->cons == CONS_LOC && l->hold <= arrival &&
-        !a->parts) {
+     * here. (With threads, a part lands its cells before it steps their buses, and
+     * the seam lands before its buses step: the same holds.) */
+    if (a->data_only && q->count == 1 && tag == WT_MARK_DATA && l->cons == CONS_LOC && l->hold <= arrival) {
         wca_loc *o = &a->locs[l->loc];
         wca_bus *b = o->bus >= 0 ? &a->buses[o->cell * WCA_NBUSES + o->bus] : NULL;
         if (b && b->solo && o->src == l->id && !b->want && arrival >= b->busy_until) {
@@ -400,7 +400,8 @@ void wca_put(wca *a, wca_queue *q, uint32_t word, uint8_t tag, uint64_t arrival)
                 l->words++;
                 transfer(a, b, o, l, arrival);
                 b->rr = o->k;
-                a->landed_progress = 1;
+                /* a thread's part counted it in its own progress */
+                if (!wca_current_part) a->landed_progress = 1;
                 return;
             }
         }
@@ -667,7 +668,9 @@ void wca_step_part(wca *a, int part, int seam, uint64_t t)
 
 int wca_parts_merge(wca *a)
 {
-    int progress = 0;
+    /* and what crossed as the seam landed, on the caller's thread */
+    int progress = a->landed_progress;
+    a->landed_progress = 0;
     for (int i = 0; i < a->nparts; i++) {
         wca_part *p = &a->parts[i];
         wca_note(a, p->horizon);
