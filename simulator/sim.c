@@ -223,6 +223,8 @@ static void host_sink(void *ctx, int cell, unsigned bus, uint32_t word, uint64_t
     s->sink_n++;
 }
 
+static int uses_agent_beyond_data(const wsim *s);
+
 /* iWarp: every cell's gates lead to its communication agent. */
 static int make_agents(wsim *s, const wca_config *given, int systolic, char *err, size_t errlen)
 {
@@ -239,6 +241,7 @@ static int make_agents(wsim *s, const wca_config *given, int systolic, char *err
     /* A program that names the direction gates is a W2 program: its neighbour
      * channels are set up before it starts. */
     if (systolic && wca_setup_systolic(s->comm, err, errlen) != 0) return -1;
+    if (!uses_agent_beyond_data(s)) wca_move_data_only(s->comm);
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         wca_attach_memory(s->comm, k, c->mem, s->model->data_mem_bytes, &c->mem_taken_until);

@@ -379,10 +379,48 @@ void wca_pushed(wca *a, wca_queue *q, uint64_t t)
     took_word(a, l, q->ring[(q->head + q->count - 1) & q->mask].tag);
 }
 
+static inline __attribute__((always_inline)) void transfer(wca *a, wca_bus *b, wca_loc *o, wca_lic *l, uint64_t t);
+static inline void absorb_credits(wca_loc *o, uint64_t t);
+
 void wca_put(wca *a, wca_queue *q, uint32_t word, uint8_t tag, uint64_t arrival)
 {
     wca_queue_put(q, word, tag, arrival);
-    took_word(a, lic_of(a, q), tag);
+    wca_lic *l = lic_of(a, q);
+    /* The word is due now (landing precedes the step of its clock). On a bus whose
+     * only linked channel it is, free, with credit, the step would take it first
+     * whatever else it did, and buses moving data step in any order: it crosses
+     * here. (With threads, a part lands its cells before it steps their buses, and
+     * the seam lands before its buses step: the same holds.) */
+    if (a->data_only && q->count == 1 && tag == WT_MARK_DATA && l->cons == CONS_LOC && l->hold <= arrival) {
+        wca_loc *o = &a->locs[l->loc];
+        wca_bus *b = o->bus >= 0 ? &a->buses[o->cell * WCA_NBUSES + o->bus] : NULL;
+        if (b && b->solo && o->src == l->id && !b->want && arrival >= b->busy_until) {
+            if (o->remote != LOC_HOST) absorb_credits(o, arrival);
+            if (o->remote == LOC_HOST || o->credits) {
+                l->words++;
+                transfer(a, b, o, l, arrival);
+                b->rr = o->k;
+                /* a thread's part counted it in its own progress */
+                if (!wca_current_part) a->landed_progress = 1;
+                return;
+            }
+        }
+    }
+    took_word(a, l, tag);
+}
+
+void wca_move_data_only(wca *a)
+{
+    a->data_only = 1;
+    for (int bus = 0; bus < a->ncells * WCA_NBUSES; bus++) {
+        wca_bus *b = &a->buses[bus];
+        unsigned base = (unsigned)b->cell * a->nchan + b->dir * a->per_bus, linked = 0;
+        for (unsigned k = 0; k < a->per_bus; k++) {
+            const wca_loc *o = &a->locs[base + k];
+            linked += o->src >= 0 && o->bus == (int8_t)b->dir;
+        }
+        b->solo = linked == 1;
+    }
 }
 
 /* The dequeue signal: the transmitter gets its slot back credit_latency clocks later. */
@@ -529,7 +567,8 @@ static inline __attribute__((always_inline)) int bus_step(wca *a, wca_bus *b, ui
 
 int wca_step(wca *a, uint64_t t)
 {
-    a->progress = 0;
+    a->progress = a->landed_progress;
+    a->landed_progress = 0;
     if (a->n_joins) wca_joins_step(a, t);
     if (a->n_attn) wca_attention_step(a, t);
     for (int i = 0; i < a->n_active_bus;) {
@@ -629,7 +668,9 @@ void wca_step_part(wca *a, int part, int seam, uint64_t t)
 
 int wca_parts_merge(wca *a)
 {
-    int progress = 0;
+    /* and what crossed as the seam landed, on the caller's thread */
+    int progress = a->landed_progress;
+    a->landed_progress = 0;
     for (int i = 0; i < a->nparts; i++) {
         wca_part *p = &a->parts[i];
         wca_note(a, p->horizon);

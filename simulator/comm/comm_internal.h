@@ -81,6 +81,7 @@ typedef struct wca_bus {
     uint8_t dir;
     uint8_t in_list;
     uint8_t rr;             /* channel served last */
+    uint8_t solo;           /* wca_move_data_only: one output channel of the bus is linked */
     uint32_t want;          /* bit k: output channel k of this bus has a feeder with words */
     uint64_t busy_until;
     uint64_t words, busy, blocked;
@@ -149,6 +150,8 @@ struct wca {
     int n_joins;
     uint64_t horizon;
     int progress;           /* set by anything that changes state within a step */
+    int landed_progress;    /* a word crossed a bus as it landed (wca_put), before the step */
+    int data_only;          /* wca_move_data_only */
     /* Threads: each cell's part, whether it is on the seam, and the parts; NULL: none. */
     int *part_of;
     uint8_t *on_seam;

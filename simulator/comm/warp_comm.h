@@ -168,6 +168,12 @@ void wca_pushed(wca *a, wca_queue *q, uint64_t t);
 /* Appends a word to queue q (one of the agent's) whose slot was reserved, and takes
  * note as wca_pushed: the path of every word a cell writes to a gate. */
 void wca_put(wca *a, wca_queue *q, uint32_t word, uint8_t tag, uint64_t arrival);
+/* The program moves data only, over the links it has now, which stay (no markers,
+ * spools, joins, control registers, @g0 or @g1: see the threads below). A word put
+ * at its arrival clock into the only linked channel of a free bus then crosses in
+ * wca_put, as the bus's step at that clock would take it, and the bus is not
+ * activated to find it. */
+void wca_move_data_only(wca *a);
 /* Cell `cell` took word w through input gate `gate` at clock t: the dequeue signal
  * restores the transmitter's credit. */
 void wca_dequeued(wca *a, int cell, unsigned gate, wca_queue *q, uint8_t tag, uint64_t t);
