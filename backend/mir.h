@@ -200,6 +200,15 @@ int wb_has_dest(int op);
 int wb_is_term_op(int op);                    /* a BR-class operation */
 /* Does op go to its target block (a jump or branch, by the table's flow column)? */
 int wb_branches(int op);
+/* Where control goes after op, by the table (WT_FLOW_NEXT for none, a copy, a plain
+ * operation): the passes that look at terminators ask this, not the mnemonic. */
+wt_flow wb_flow(int op);
+/* A conditional branch on zero or nonzero (WT_FLOW_IF_ZERO, WT_FLOW_IF_NONZERO). */
+int wb_is_cond_branch(int op);
+/* The branch taken when op is not (the other condition, the same operands), or
+ * WT_OP_NONE if the table has none; and the table's jump. */
+int wb_inverse_branch(int op);
+int wb_jump_op(void);
 /* Adds the gate operations of in (the queues it dequeues, the gate it writes) to u by
  * target's resource model, which every stage that bundles or times bundles uses. */
 void wb_add_gate_ops(wt_bundle_use *u, const wb_ins *in);
