@@ -336,7 +336,7 @@ typedef struct wb_swp_options {
     const char *disabled;      /* when set, loops are analysed and reported with this reason, not changed */
     const char *file;          /* the source file, for the report */
     int squeeze;               /* registers kept back from a pipelined loop (after a failed allocation) */
-    ws_buf *report;            /* one line per loop, or NULL */
+    wb_remarks *report;        /* a remark per loop, or NULL */
 } wb_swp_options;
 
 /* Pipelines every single-block counted loop it can: the loop becomes an entry
