@@ -41,8 +41,7 @@ void wb_layout(wb_func *f)
             f->blocks[jb]->term.target = b->fall;
             b->fall = jb;
         } else {
-            ws_internal_error("backend: block %d of %s must fall through after '%s'", id, f->name,
-                              wt_ops[b->term.op].name);
+            wb_internal_error_at(f, &b->term, "block %d must fall through after it", id);
         }
     }
     free(old);

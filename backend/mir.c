@@ -313,6 +313,30 @@ static int copy_figure(const wb_func *f, int interval)
     return worst;
 }
 
+void wb_put_position(ws_buf *out, const wb_ins *in)
+{
+    if (in->line && in->col) ws_buf_printf(out, " (line %u, column %u)", in->line, in->col);
+    else if (in->line) ws_buf_printf(out, " (line %u)", in->line);
+}
+
+_Noreturn void wb_internal_error_at(const wb_func *f, const wb_ins *in, const char *fmt, ...)
+{
+    ws_buf b = {0};
+    ws_buf_printf(&b, "backend: function %s, '", f->name);
+    wb_format_ins(&b, f, in, in->op, NULL, NULL);
+    ws_buf_puts(&b, "'");
+    wb_put_position(&b, in);
+    ws_buf_puts(&b, ": ");
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ws_buf_puts(&b, msg);
+    ws_buf_append(&b, "", 1);
+    ws_internal_error("%s", b.data);
+}
+
 int wb_latency(const wb_func *f, int op)
 {
     return op == WB_COPY ? copy_figure(f, 0) : wt_ops[op].latency[f->model->id];

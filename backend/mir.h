@@ -212,6 +212,13 @@ int wb_jump_op(void);
 /* Adds the gate operations of in (the queues it dequeues, the gate it writes) to u by
  * target's resource model, which every stage that bundles or times bundles uses. */
 void wb_add_gate_ops(wt_bundle_use *u, const wb_ins *in);
+/* A backend bug about one operation: "PROG: internal error: backend: function F,
+ * 'OP ...' (W2 line L, column C): message" (the position where the machine IR carries
+ * one), exit 70. */
+_Noreturn void wb_internal_error_at(const wb_func *f, const wb_ins *in, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* " (line L, column C)", " (line L)" or "": an operation's W2 position for messages. */
+void wb_put_position(ws_buf *out, const wb_ins *in);
 /* Latency and issue interval of an op on the model (WB_COPY: the slower of mv, mov). */
 int wb_latency(const wb_func *f, int op);
 int wb_interval(const wb_func *f, int op);

@@ -37,7 +37,7 @@ static void fault(verifier *V, const wb_block *b, const wb_ins *in, const char *
         ws_buf_puts(V->why, ", '");
         wb_format_ins(V->why, V->f, in, in->op, NULL, NULL);
         ws_buf_puts(V->why, "'");
-        if (in->line) ws_buf_printf(V->why, " (line %u)", in->line);
+        wb_put_position(V->why, in);
     }
     ws_buf_puts(V->why, ": ");
     va_list ap;
