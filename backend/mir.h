@@ -443,6 +443,11 @@ void wb_note_data_object(wb_module *mod, LLVMValueRef v, const char *fn, uint64_
 /* The assembly name of a global variable or function; NULL (and an error) if it
  * cannot be written as a symbol. Unnamed globals get a generated name. */
 const char *wb_global_symbol(wb_module *mod, LLVMValueRef g);
+/* Adds the byte offset of a getelementptr (instruction or constant expression) whose
+ * indices are all constant to *off: 0; -1 if an index is not constant; -2 if it
+ * steps into a type other than a struct or array (that type in *bad). Selection of a
+ * constant address and an initializer's relocation read it alike. */
+int wb_gep_const_offset(wb_module *mod, LLVMValueRef gep, int64_t *off, LLVMTypeRef *bad);
 /* Inlines the innermost functions if calls nest deeper than the return stack
  * (calls.c); -1 and an error if that cannot be done. Run before wb_isel. */
 int wb_limit_call_depth(wb_module *mod, const wt_model *model);
