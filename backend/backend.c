@@ -142,7 +142,7 @@ static uint32_t least_bundles(const wb_func *f)
 /* One attempt; 1 if the pipelined loops need more registers than there are, so
  * the caller compiles the function again with fewer registers for them. */
 static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts, const char *swp_disabled,
-                        int squeeze, int *use_iu, ws_buf *text, ws_buf *frames, ws_buf *report, uint32_t *bundles,
+                        int squeeze, int *use_iu, ws_buf *text, ws_buf *frames, wb_remarks *report, uint32_t *bundles,
                         uint32_t *frame_bytes)
 {
     const char *name = wb_global_symbol(mod, fn);
@@ -223,24 +223,46 @@ static int compile_once(wb_module *mod, LLVMValueRef fn, const wb_options *opts,
     return rc;
 }
 
+/* Drops the remarks, keeping the array for more. */
+static void remarks_clear(wb_remarks *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->at[i].file);
+        free(r->at[i].message);
+    }
+    r->n = 0;
+}
+
+void wb_remarks_free(wb_remarks *r)
+{
+    remarks_clear(r);
+    free(r->at);
+    *r = (wb_remarks){0};
+}
+
 static int compile_function(wb_module *mod, LLVMValueRef fn, const wb_options *opts, ws_buf *text,
                             ws_buf *frames, uint32_t *bundles, uint32_t *frame_bytes)
 {
     /* A pipelined loop whose registers the allocator cannot find gets fewer at the
      * next attempt (so it spills or overlaps fewer iterations); after that, the
      * function is compiled without pipelining. */
-    ws_buf report = {0};
+    wb_remarks report = {0};
     int rc = 1, use_iu = opts->model->id == WT_MODEL_WARP && opts->iu ? 2 : 0;   /* 2: with twins */
     for (int attempt = 0; rc == 1; attempt++) {
-        report.len = 0;
+        remarks_clear(&report);
         const char *disabled = attempt == SQUEEZE_ATTEMPTS ? "register allocation failed in the pipelined loop" : NULL;
         int had_iu = use_iu;
         rc = compile_once(mod, fn, opts, disabled, attempt * SQUEEZE_STEP, &use_iu, text, frames, &report, bundles,
                           frame_bytes);
         if (rc == 1 && had_iu != use_iu) attempt--;   /* the same attempt again, with less on the IU */
     }
-    if (opts->swp_report && report.len) ws_buf_append(opts->swp_report, report.data, report.len);
-    ws_buf_free(&report);
+    wb_remarks *to = opts->swp_report;
+    for (size_t i = 0; to && i < report.n; i++) {
+        ws_grow(&to->at, &to->cap, to->n + 1, sizeof *to->at);
+        to->at[to->n++] = report.at[i];
+    }
+    if (to) report.n = 0;   /* moved */
+    wb_remarks_free(&report);
     return rc;
 }
 

@@ -306,7 +306,7 @@ static void run_block(locator *L, const wb_block *b, int rec, uint32_t at)
     land_until(L, s, b->len - 1);
     for (int r = 0; r < NREG; r++)
         if (s->pland[r] != INT_MIN) s->pland[r] -= b->len;
-    if (b->term.op == WT_OP_CALL) {
+    if (wb_flow(b->term.op) == WT_FLOW_CALL) {
         /* The callee may use every register. */
         for (int v = 0; v <= L->nv; v++) s->where[v] = 0;
         for (int r = 0; r < NREG; r++) s->pland[r] = INT_MIN;

@@ -218,24 +218,8 @@ static int fill(wb_module *mod, image *im, LLVMValueRef c, uint64_t at)
     while (LLVMIsAConstantExpr(base)) {
         LLVMOpcode op = LLVMGetConstOpcode(base);
         if (op == LLVMGetElementPtr) {
-            LLVMTypeRef ty = LLVMGetGEPSourceElementType(base);
-            int nops = LLVMGetNumOperands(base);
-            for (int i = 1; i < nops; i++) {
-                LLVMValueRef idx = LLVMGetOperand(base, (unsigned)i);
-                if (!LLVMIsAConstantInt(idx)) return wb_error(mod, "unsupported initializer");
-                int64_t x = LLVMConstIntGetSExtValue(idx);
-                if (i == 1) {
-                    off += x * (int64_t)LLVMABISizeOfType(mod->td, ty);
-                } else if (LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
-                    off += (int64_t)LLVMOffsetOfElement(mod->td, ty, (unsigned)x);
-                    ty = LLVMStructGetTypeAtIndex(ty, (unsigned)x);
-                } else if (LLVMGetTypeKind(ty) == LLVMArrayTypeKind) {
-                    ty = LLVMGetElementType(ty);
-                    off += x * (int64_t)LLVMABISizeOfType(mod->td, ty);
-                } else {
-                    return wb_error(mod, "unsupported initializer");
-                }
-            }
+            LLVMTypeRef bad;
+            if (wb_gep_const_offset(mod, base, &off, &bad) != 0) return wb_error(mod, "unsupported initializer");
         } else if (op != LLVMBitCast && op != LLVMAddrSpaceCast && op != LLVMPtrToInt && op != LLVMIntToPtr) {
             return wb_error(mod, "unsupported constant expression in an initializer");
         }

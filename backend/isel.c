@@ -335,26 +335,36 @@ static int is_r0(wb_opnd o) { return o.kind == WB_O_REG && o.v == WT_OPND_R0; }
 /* Folds a constant address or integer expression: sym (NULL for none) + off. */
 static int const_fold(isel *S, LLVMValueRef c, const char **sym, int64_t *off, int *obj);
 
-static int gep_const_offset(isel *S, LLVMValueRef gep, int64_t *off)
+int wb_gep_const_offset(wb_module *mod, LLVMValueRef gep, int64_t *off, LLVMTypeRef *bad)
 {
     LLVMTypeRef ty = LLVMGetGEPSourceElementType(gep);
     int n = LLVMGetNumOperands(gep);
     for (int i = 1; i < n; i++) {
         LLVMValueRef idx = LLVMGetOperand(gep, (unsigned)i);
-        if (!LLVMIsAConstantInt(idx)) return fail(S, "non-constant index in a constant address");
+        if (!LLVMIsAConstantInt(idx)) return -1;
         int64_t k = LLVMConstIntGetSExtValue(idx);
         if (i == 1) {
-            *off += k * (int64_t)LLVMABISizeOfType(S->mod->td, ty);
+            *off += k * (int64_t)LLVMABISizeOfType(mod->td, ty);
         } else if (LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
-            *off += (int64_t)LLVMOffsetOfElement(S->mod->td, ty, (unsigned)k);
+            *off += (int64_t)LLVMOffsetOfElement(mod->td, ty, (unsigned)k);
             ty = LLVMStructGetTypeAtIndex(ty, (unsigned)k);
         } else if (LLVMGetTypeKind(ty) == LLVMArrayTypeKind) {
             ty = LLVMGetElementType(ty);
-            *off += k * (int64_t)LLVMABISizeOfType(S->mod->td, ty);
+            *off += k * (int64_t)LLVMABISizeOfType(mod->td, ty);
         } else {
-            return unsupported_type(S, ty);
+            *bad = ty;
+            return -2;
         }
     }
+    return 0;
+}
+
+static int gep_const_offset(isel *S, LLVMValueRef gep, int64_t *off)
+{
+    LLVMTypeRef bad = NULL;
+    int rc = wb_gep_const_offset(S->mod, gep, off, &bad);
+    if (rc == -1) return fail(S, "non-constant index in a constant address");
+    if (rc == -2) return unsupported_type(S, bad);
     return 0;
 }
 

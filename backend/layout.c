@@ -17,35 +17,31 @@ void wb_layout(wb_func *f)
         int id = old[k], next = k + 1 < n ? old[k + 1] : -1;
         wb_place_block(f, id);
         wb_block *b = f->blocks[id];
-        if (b->term.op == WT_OP_JMP) {
+        if (wb_flow(b->term.op) == WT_FLOW_JUMP) {
             b->fall = b->term.target;
             b->term.op = WT_OP_NONE;
         }
         if (b->fall < 0 || b->fall == next) continue;
-        switch (b->term.op) {
-        case WT_OP_NONE:
-            b->term.op = WT_OP_JMP;
+        if (b->term.op == WT_OP_NONE) {
+            b->term.op = (uint16_t)wb_jump_op();
             b->term.target = b->fall;
             b->fall = -1;
-            break;
-        case WT_OP_BZ:
-        case WT_OP_BNZ:
-            if (b->term.target == next) {
-                b->term.op = b->term.op == WT_OP_BZ ? WT_OP_BNZ : WT_OP_BZ;
-                b->term.target = b->fall;
-                b->fall = next;
-            } else {
-                int jb = wb_new_block(f);
-                wb_place_block(f, jb);
-                b = f->blocks[id];
-                f->blocks[jb]->term.op = WT_OP_JMP;
-                f->blocks[jb]->term.target = b->fall;
-                b->fall = jb;
-            }
-            break;
-        default:
-            ws_internal_error("backend: block %d of %s must fall through after '%s'", id, f->name,
-                              wt_ops[b->term.op].name);
+        } else if (wb_is_cond_branch(b->term.op) && b->term.target == next &&
+                   wb_inverse_branch(b->term.op) != WT_OP_NONE) {
+            b->term.op = (uint16_t)wb_inverse_branch(b->term.op);
+            b->term.target = b->fall;
+            b->fall = next;
+        } else if (wb_branches(b->term.op)) {
+            /* A branch taken elsewhere (or one the table cannot invert; a jump is
+             * gone above): a jump after it to where it falls. */
+            int jb = wb_new_block(f);
+            wb_place_block(f, jb);
+            b = f->blocks[id];
+            f->blocks[jb]->term.op = (uint16_t)wb_jump_op();
+            f->blocks[jb]->term.target = b->fall;
+            b->fall = jb;
+        } else {
+            wb_internal_error_at(f, &b->term, "block %d must fall through after it", id);
         }
     }
     free(old);

@@ -262,7 +262,32 @@ int wb_has_dest(int op)
 
 int wb_is_term_op(int op) { return op != WB_COPY && op != WT_OP_NONE && wt_ops[op].uclass == WT_UC_BR; }
 
-int wb_branches(int op) { return op > WT_OP_NONE && op < WT_NOPS && wt_flow_branches(wt_op_flow((wt_op)op)); }
+wt_flow wb_flow(int op) { return op > WT_OP_NONE && op < WT_NOPS ? wt_op_flow((wt_op)op) : WT_FLOW_NEXT; }
+
+int wb_branches(int op) { return wt_flow_branches(wb_flow(op)); }
+
+int wb_is_cond_branch(int op)
+{
+    wt_flow fl = wb_flow(op);
+    return fl == WT_FLOW_IF_ZERO || fl == WT_FLOW_IF_NONZERO;
+}
+
+int wb_inverse_branch(int op)
+{
+    if (!wb_is_cond_branch(op)) return WT_OP_NONE;
+    wt_flow want = wb_flow(op) == WT_FLOW_IF_ZERO ? WT_FLOW_IF_NONZERO : WT_FLOW_IF_ZERO;
+    for (int k = WT_OP_NONE + 1; k < WT_NOPS; k++)
+        if (wb_flow(k) == want && wt_ops[k].uclass == wt_ops[op].uclass && !strcmp(wt_ops[k].sig, wt_ops[op].sig))
+            return k;
+    return WT_OP_NONE;
+}
+
+int wb_jump_op(void)
+{
+    for (int k = WT_OP_NONE + 1; k < WT_NOPS; k++)
+        if (wb_flow(k) == WT_FLOW_JUMP) return k;
+    ws_internal_error("backend: the machine description has no jump");
+}
 
 void wb_add_gate_ops(wt_bundle_use *u, const wb_ins *in)
 {
@@ -286,6 +311,30 @@ static int copy_figure(const wb_func *f, int interval)
         if (v > worst) worst = v;
     }
     return worst;
+}
+
+void wb_put_position(ws_buf *out, const wb_ins *in)
+{
+    if (in->line && in->col) ws_buf_printf(out, " (line %u, column %u)", in->line, in->col);
+    else if (in->line) ws_buf_printf(out, " (line %u)", in->line);
+}
+
+_Noreturn void wb_internal_error_at(const wb_func *f, const wb_ins *in, const char *fmt, ...)
+{
+    ws_buf b = {0};
+    ws_buf_printf(&b, "backend: function %s, '", f->name);
+    wb_format_ins(&b, f, in, in->op, NULL, NULL);
+    ws_buf_puts(&b, "'");
+    wb_put_position(&b, in);
+    ws_buf_puts(&b, ": ");
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ws_buf_puts(&b, msg);
+    ws_buf_append(&b, "", 1);
+    ws_internal_error("%s", b.data);
 }
 
 int wb_latency(const wb_func *f, int op)
@@ -359,7 +408,7 @@ void wb_format_ins(ws_buf *out, const wb_func *f, const wb_ins *in, int op,
             k += 2;
             break;
         case 't':
-            if (op == WT_OP_CALL) wb_put_symbol(out, in->callee, 0);
+            if (wb_flow(op) == WT_FLOW_CALL) wb_put_symbol(out, in->callee, 0);
             else {
                 const char *name = label ? label(ctx, in->target) : NULL;
                 if (name) ws_buf_puts(out, name);

@@ -200,9 +200,25 @@ int wb_has_dest(int op);
 int wb_is_term_op(int op);                    /* a BR-class operation */
 /* Does op go to its target block (a jump or branch, by the table's flow column)? */
 int wb_branches(int op);
+/* Where control goes after op, by the table (WT_FLOW_NEXT for none, a copy, a plain
+ * operation): the passes that look at terminators ask this, not the mnemonic. */
+wt_flow wb_flow(int op);
+/* A conditional branch on zero or nonzero (WT_FLOW_IF_ZERO, WT_FLOW_IF_NONZERO). */
+int wb_is_cond_branch(int op);
+/* The branch taken when op is not (the other condition, the same operands), or
+ * WT_OP_NONE if the table has none; and the table's jump. */
+int wb_inverse_branch(int op);
+int wb_jump_op(void);
 /* Adds the gate operations of in (the queues it dequeues, the gate it writes) to u by
  * target's resource model, which every stage that bundles or times bundles uses. */
 void wb_add_gate_ops(wt_bundle_use *u, const wb_ins *in);
+/* A backend bug about one operation: "PROG: internal error: backend: function F,
+ * 'OP ...' (W2 line L, column C): message" (the position where the machine IR carries
+ * one), exit 70. */
+_Noreturn void wb_internal_error_at(const wb_func *f, const wb_ins *in, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* " (line L, column C)", " (line L)" or "": an operation's W2 position for messages. */
+void wb_put_position(ws_buf *out, const wb_ins *in);
 /* Latency and issue interval of an op on the model (WB_COPY: the slower of mv, mov). */
 int wb_latency(const wb_func *f, int op);
 int wb_interval(const wb_func *f, int op);
@@ -327,7 +343,7 @@ typedef struct wb_swp_options {
     const char *disabled;      /* when set, loops are analysed and reported with this reason, not changed */
     const char *file;          /* the source file, for the report */
     int squeeze;               /* registers kept back from a pipelined loop (after a failed allocation) */
-    ws_buf *report;            /* one line per loop, or NULL */
+    wb_remarks *report;        /* a remark per loop, or NULL */
 } wb_swp_options;
 
 /* Pipelines every single-block counted loop it can: the loop becomes an entry
@@ -427,6 +443,11 @@ void wb_note_data_object(wb_module *mod, LLVMValueRef v, const char *fn, uint64_
 /* The assembly name of a global variable or function; NULL (and an error) if it
  * cannot be written as a symbol. Unnamed globals get a generated name. */
 const char *wb_global_symbol(wb_module *mod, LLVMValueRef g);
+/* Adds the byte offset of a getelementptr (instruction or constant expression) whose
+ * indices are all constant to *off: 0; -1 if an index is not constant; -2 if it
+ * steps into a type other than a struct or array (that type in *bad). Selection of a
+ * constant address and an initializer's relocation read it alike. */
+int wb_gep_const_offset(wb_module *mod, LLVMValueRef gep, int64_t *off, LLVMTypeRef *bad);
 /* Inlines the innermost functions if calls nest deeper than the return stack
  * (calls.c); -1 and an error if that cannot be done. Run before wb_isel. */
 int wb_limit_call_depth(wb_module *mod, const wt_model *model);

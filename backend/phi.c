@@ -93,7 +93,7 @@ void wb_lower_phis(wb_func *f)
             b = f->blocks[id];
             emit_parallel_copy(f, nb, e);
             f->blocks[nb]->fall = e->succ;
-            if ((b->term.op == WT_OP_BZ || b->term.op == WT_OP_BNZ) && b->term.target == e->succ)
+            if (wb_branches(b->term.op) && b->term.target == e->succ)
                 b->term.target = nb;
             else
                 b->fall = nb;

@@ -635,8 +635,11 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr, access_t
     int left = n;
     for (int t = 0; left > 0; t++) {
         /* a bundle group that could never issue would loop here forever */
-        if (t > 64 * n + 4096)
-            ws_internal_error("the list scheduler cannot place %d operations", left);
+        if (t > 64 * n + 4096) {
+            int first = 0;
+            while (nodes[first].done) first++;
+            wb_internal_error_at(f, nodes[first].in, "the list scheduler cannot place it (%d operations left)", left);
+        }
         st.use = (wt_bundle_use){0};
         for (;;) {
             /* The operation of greatest height not yet issued has all its
@@ -727,7 +730,7 @@ static void schedule_block(const wb_func *f, wb_block *b, pressure *pr, access_t
             for (int g = group ? nodes[best].gfirst : best; g >= 0; g = group ? nodes[g].gnext : -1) {
                 node *x = &nodes[g];
                 int mop = best_mop;
-                if (group && !fits(f, &st, x, t, &mop)) ws_internal_error("a bundle group does not fit");
+                if (group && !fits(f, &st, x, t, &mop)) wb_internal_error_at(f, x->in, "its bundle group does not fit");
                 pressure_issue(pr, x->in);
                 place(f, &st, x, t, mop);
                 left--;

@@ -133,7 +133,7 @@ void wb_spill_calls(wb_func *f)
     uint8_t *which = ws_xcalloc((size_t)f->nvregs, 1);
     int any = 0;
     for (int id = 0; id < f->nblocks; id++) {
-        if (f->blocks[id]->term.op != WT_OP_CALL) continue;
+        if (wb_flow(f->blocks[id]->term.op) != WT_FLOW_CALL) continue;
         int nout;
         const int *out = wb_live_out(l, id, &nout);
         for (int k = 0; k < nout; k++)

@@ -492,12 +492,15 @@ static void merge_latches(wb_func *f)
     ws_graph_free(&cfg);
     for (int h = 0; h < f->nblocks; h++) {
         wb_block *H = f->blocks[h];
-        if ((H->term.op != WT_OP_BZ && H->term.op != WT_OP_BNZ) || H->fixed || H->fall < 0) continue;
+        if (!wb_is_cond_branch(H->term.op) || wb_inverse_branch(H->term.op) == WT_OP_NONE || H->fixed || H->fall < 0)
+            continue;
         int t = H->term.target, x = H->fall, t_is_fall = 0, back_to = -1;
         for (int side = 0; side < 2; side++) {
             int cand = side ? H->fall : H->term.target, other = side ? H->term.target : H->fall;
             const wb_block *T = f->blocks[cand];
-            int to = T->term.op == WT_OP_JMP && T->fall < 0 ? T->term.target : T->term.op == WT_OP_NONE ? T->fall : -1;
+            int to = wb_flow(T->term.op) == WT_FLOW_JUMP && T->fall < 0 ? T->term.target
+                     : T->term.op == WT_OP_NONE       ? T->fall
+                                                      : -1;
             int one_pred = preds.at[cand + 1] - preds.at[cand] == 1;
             if (to >= 0 && cand != h && other != h && other != cand && to != cand && to != other && one_pred && !T->fixed) {
                 back_to = to;
@@ -556,9 +559,9 @@ static void merge_latches(wb_func *f)
         T = f->blocks[t];
         if (t_is_fall) {
             /* H goes where T went when it would have gone to T; T leads out */
-            H->term.op = H->term.op == WT_OP_BZ ? WT_OP_BNZ : WT_OP_BZ;
+            H->term.op = (uint16_t)wb_inverse_branch(H->term.op);
             H->term.target = back_to;
-            T->term.op = WT_OP_JMP;
+            T->term.op = (uint16_t)wb_jump_op();
             T->term.target = x;
             T->fall = -1;
         } else {
@@ -586,7 +589,7 @@ void wb_swp(wb_func *f, const wb_swp_options *o)
         else if (!o->enable) disqualify(f, lp, o, "-fno-swp");
         else if (calls) disqualify(f, lp, o, "the function makes calls");
         else if (!t) disqualify(f, lp, o, "the loop goes back from more than one place");
-        else if ((t->term.op != WT_OP_BZ && t->term.op != WT_OP_BNZ) || t->term.target != lp->header || t->fall < 0 ||
+        else if (!wb_is_cond_branch(t->term.op) || t->term.target != lp->header || t->fall < 0 ||
                  in_loop(lp, t->fall))
             disqualify(f, lp, o, "not a counted loop (it does not test its exit at its end)");
         else {

@@ -132,7 +132,8 @@ int swp_read_exit_test(loop *L)
     if (!wb_is_vreg(c) || (int)c.v >= L->nv || L->def[c.v] < 0) return fail(L, "the exit test is not computed in the loop");
     const bop *t = &L->op[L->def[c.v]];
     int eq = t->in.op == WT_OP_IEQ, ne = t->in.op == WT_OP_INE;
-    if (!((eq && b->term.op == WT_OP_BZ) || (ne && b->term.op == WT_OP_BNZ)))
+    wt_flow exit_flow = wb_flow(b->term.op);
+    if (!((eq && exit_flow == WT_FLOW_IF_ZERO) || (ne && exit_flow == WT_FLOW_IF_NONZERO)))
         return fail(L, "not a counted loop (the exit test is not 'induction variable = bound')");
     for (int k = 0; k < 2; k++) {
         wb_opnd a = t->in.s[k], o = t->in.s[1 - k];

@@ -131,8 +131,7 @@ static int preheader(const loop *L)
     for (int id = 0; id < L->f->nblocks; id++) {
         const wb_block *b = L->f->blocks[id];
         if (id < L->nmember && L->member[id]) continue;
-        int enters = b->fall == L->id || ((b->term.op == WT_OP_JMP || b->term.op == WT_OP_BZ || b->term.op == WT_OP_BNZ ||
-                                            b->term.op == WT_OP_DBNZ) && b->term.target == L->id);
+        int enters = b->fall == L->id || (wb_branches(b->term.op) && b->term.target == L->id);
         if (!enters) continue;
         if (p >= 0 || b->fall != L->id || b->term.op != WT_OP_NONE || b->fixed) return -1;
         p = id;
@@ -148,7 +147,7 @@ static int written_before(const loop *L, int v)
         if (id < L->nmember && L->member[id]) continue;
         for (int i = 0; i < b->nins; i++)
             if (wb_has_dest(b->ins[i].op) && wb_opnd_eq(b->ins[i].d, wb_vreg(v))) return 1;
-        if (b->term.op == WT_OP_DBNZ && wb_opnd_eq(b->term.s[0], wb_vreg(v))) return 1;
+        if (wb_flow(b->term.op) == WT_FLOW_COUNT_DOWN && wb_opnd_eq(b->term.s[0], wb_vreg(v))) return 1;
     }
     return 0;
 }
@@ -234,7 +233,7 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
         wb_block *p = f->blocks[id];
         if ((id < L->nmember && L->member[id]) || id == E || id == E2 || id == POST) continue;
         if (p->fall == L->id) p->fall = E;
-        if ((p->term.op == WT_OP_JMP || p->term.op == WT_OP_BZ || p->term.op == WT_OP_BNZ) && p->term.target == L->id)
+        if (wb_branches(p->term.op) && p->term.target == L->id)
             p->term.target = E;
     }
 

@@ -180,9 +180,9 @@ static int edge_pred(ifc *C, int from, int to, int pfrom)
     const wb_block *b = C->L->f->blocks[from];
     const wb_ins *t = &b->term;
     int cond = 0;
-    if ((t->op == WT_OP_BZ || t->op == WT_OP_BNZ) && t->target != b->fall) {
+    if (wb_is_cond_branch(t->op) && t->target != b->fall) {
         int taken = t->target == to;
-        int nonzero = (t->op == WT_OP_BNZ) == taken;
+        int nonzero = (wb_flow(t->op) == WT_FLOW_IF_NONZERO) == taken;
         cond = ifc_new(C, t, nonzero ? WT_OP_INE : WT_OP_IEQ, ifc_src(C, t->s[0]), wb_reg(WT_OPND_R0), (wb_opnd){0});
     }
     if (!cond) return pfrom;
@@ -207,7 +207,8 @@ int swp_if_convert(loop *L, const nloop *lp, const wb_live *live)
         const wb_block *b = f->blocks[ord[i]];
         int succ[2], ns = wb_succs(b, succ);
         if (b->nedges) ok = fail(L, "the loop's blocks do not form an if-then-else shape");
-        if (b->term.op == WT_OP_CALL || b->term.op == WT_OP_DBNZ) ok = fail(L, "a call or counted branch in the loop");
+        if (wb_flow(b->term.op) == WT_FLOW_CALL || wb_flow(b->term.op) == WT_FLOW_COUNT_DOWN)
+            ok = fail(L, "a call or counted branch in the loop");
         for (int k = 0; ok && k < ns; k++)
             if (!in_loop(lp, succ[k]) && ord[i] != lp->latch) ok = fail(L, "the loop leaves from more than one place");
     }

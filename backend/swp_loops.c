@@ -9,9 +9,9 @@ int swp_has_call(const wb_func *f)
 {
     for (int id = 0; id < f->nblocks; id++) {
         const wb_block *b = f->blocks[id];
-        if (b->term.op == WT_OP_CALL) return 1;
+        if (wb_flow(b->term.op) == WT_FLOW_CALL) return 1;
         for (int i = 0; i < b->nins; i++)
-            if (b->ins[i].op == WT_OP_CALL) return 1;
+            if (wb_flow(b->ins[i].op) == WT_FLOW_CALL) return 1;
     }
     return 0;
 }

@@ -23,14 +23,15 @@ void swp_info_tail(ws_buf *c)
 
 void swp_report(const loop *L, const char *fmt, ...)
 {
-    if (!L->o->report) return;
-    ws_buf_printf(L->o->report, "%s:%u: ", L->o->file ? L->o->file : "?", L->line);
+    wb_remarks *r = L->o->report;
+    if (!r) return;
     va_list ap;
     va_start(ap, fmt);
     char buf[512];
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    ws_buf_printf(L->o->report, "%s\n", buf);
+    ws_grow(&r->at, &r->cap, r->n + 1, sizeof *r->at);
+    r->at[r->n++] = (wb_remark){ws_xstrdup(L->o->file ? L->o->file : "?"), L->line, ws_xstrdup(buf)};
 }
 
 /* Operations of each unit class in one iteration, as scheduled: the cells', then

@@ -37,7 +37,7 @@ static void fault(verifier *V, const wb_block *b, const wb_ins *in, const char *
         ws_buf_puts(V->why, ", '");
         wb_format_ins(V->why, V->f, in, in->op, NULL, NULL);
         ws_buf_puts(V->why, "'");
-        if (in->line) ws_buf_printf(V->why, " (line %u)", in->line);
+        wb_put_position(V->why, in);
     }
     ws_buf_puts(V->why, ": ");
     va_list ap;
@@ -85,12 +85,12 @@ static void check_ins(verifier *V, const wb_block *b, const wb_ins *in, int is_t
     }
     int op = in->op;
     if (is_term && !wb_is_term_op(op)) fault(V, b, in, "the terminator is not a branch-class operation");
-    if (!is_term && wb_is_term_op(op) && wt_op_flow((wt_op)op) != WT_FLOW_CALL)
+    if (!is_term && wb_is_term_op(op) && wb_flow(op) != WT_FLOW_CALL)
         fault(V, b, in, "a branch in the body of a block (only the terminator may branch)");
     if (wb_branches(op)) {
         if (!valid_block(f, in->target)) fault(V, b, in, "branch to block %d, which does not exist", in->target);
     }
-    if (op == WT_OP_CALL && !in->callee) fault(V, b, in, "a call without a callee");
+    if (wb_flow(op) == WT_FLOW_CALL && !in->callee) fault(V, b, in, "a call without a callee");
     if (wb_has_dest(op)) check_operand(V, b, in, in->d, 1);
     else if (in->d.kind != WB_O_NONE) fault(V, b, in, "a destination on an operation that writes none");
     if (op != WB_COPY && wt_ops[op].sig && strchr(wt_ops[op].sig, 'K') && in->d.kind == WB_O_REG &&

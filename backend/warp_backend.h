@@ -26,6 +26,23 @@ extern const char *const wb_pass_names[WB_NPASSES];
 /* The pass of that name, or -1. */
 int wb_pass_lookup(const char *name);
 
+/* What the pipeliner did with one innermost loop (-Rpass=swp), for the driver to
+ * print as clang prints a remark. */
+typedef struct wb_remark {
+    char *file;             /* the W2 source the module names, or "?" */
+    unsigned line;          /* the loop statement's line (0: unknown) */
+    char *message;          /* "II=n MII=m (ResMII=r, RecMII=c) stages=s..." or
+                               "not pipelined: why" */
+} wb_remark;
+
+typedef struct wb_remarks {
+    wb_remark *at;
+    size_t n, cap;
+} wb_remarks;
+
+/* Frees the remarks and leaves the list empty. */
+void wb_remarks_free(wb_remarks *r);
+
 typedef struct wb_options {
     const wt_model *model;  /* -mcpu */
     int opt_level;          /* 0..3 */
@@ -36,9 +53,7 @@ typedef struct wb_options {
                                loops keep them on the cells) */
     int no_flow_control;    /* -fno-flow-control: on Warp, leave the cells' timing to the
                                queues at run time (no `.flowctl`, skew 0) */
-    ws_buf *swp_report;     /* if set, one line per innermost loop (-Rpass=swp):
-                               "FILE:LINE: II=n MII=m (ResMII=r, RecMII=c) stages=s"
-                               or "FILE:LINE: not pipelined: why" */
+    wb_remarks *swp_report; /* if set, gets a remark per innermost loop (-Rpass=swp) */
     unsigned print_before;  /* bit 1 << pass: print the machine IR before the pass runs */
     unsigned print_after;   /* ... and after it (on dump, with a header naming the pass) */
     int verify_each;        /* -verify-each: check the machine IR's invariants after every

@@ -138,9 +138,10 @@ static void report(lines_ctx *L, const char *out_path, const wfc_result *r)
     char *text = known ? ws_read_file(name, &len, 16u << 20, err, sizeof err) : NULL;
     ws_diag d;
     ws_diag_init(&d, name, text, len);
-    int line = (int)uline, col = (int)ucol;
-    ws_report(&d, WS_ERROR, line, col, "%s", r->message);
-    if (r->note[0]) ws_report(&d, WS_NOTE, 0, 0, "%s", r->note);
+    ws_diagnostic x = {.line = (int)uline, .col = (int)ucol, .severity = WS_ERROR};
+    snprintf(x.message, sizeof x.message, "%s", r->message);
+    if (r->note[0]) ws_diagnostic_note(&x, 0, 0, "%s", r->note);
+    ws_emit(&d, &x);
     free(text);
 }
 

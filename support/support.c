@@ -118,7 +118,9 @@ static void print_source_line(ws_diag *d, int line, int col)
     fputs("^\n", d->out);
 }
 
-void ws_vreport(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, va_list ap)
+/* One message of a diagnostic: counted, then "FILE:LINE:COL: SEVERITY: text", the
+ * source line and a caret. 0, or -1 if past the error limit (nothing printed). */
+static int emit_one(ws_diag *d, const char *file, ws_severity sev, int line, int col, const char *fmt, va_list ap)
 {
     if (sev == WS_WARNING && d->werror) sev = WS_ERROR;
     if (sev == WS_ERROR) {
@@ -126,17 +128,52 @@ void ws_vreport(ws_diag *d, ws_severity sev, int line, int col, const char *fmt,
         if (d->max_errors && d->errors > d->max_errors) {
             if (d->errors == d->max_errors + 1)
                 fprintf(d->out, "%s: fatal error: too many errors emitted, stopping now\n", d->path);
-            return;
+            return -1;
         }
     } else if (sev == WS_WARNING) {
         d->warnings++;
     }
     static const char *names[] = {"note", "warning", "error"};
-    if (line > 0) fprintf(d->out, "%s:%d:%d: %s: ", d->path, line, col > 0 ? col : 1, names[sev]);
-    else fprintf(d->out, "%s: %s: ", d->path, names[sev]);
+    if (!file) file = d->path;
+    if (line > 0) fprintf(d->out, "%s:%d:%d: %s: ", file, line, col > 0 ? col : 1, names[sev]);
+    else fprintf(d->out, "%s: %s: ", file, names[sev]);
     vfprintf(d->out, fmt, ap);
     fputc('\n', d->out);
-    print_source_line(d, line, col);
+    if (file == d->path || !strcmp(file, d->path)) print_source_line(d, line, col);
+    return 0;
+}
+
+static int emit_text(ws_diag *d, const char *file, ws_severity sev, int line, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = emit_one(d, file, sev, line, col, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+void ws_vreport(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, va_list ap)
+{
+    emit_one(d, NULL, sev, line, col, fmt, ap);
+}
+
+void ws_diagnostic_note(ws_diagnostic *x, int line, int col, const char *fmt, ...)
+{
+    if (x->nnotes == WS_MAX_NOTES) return;
+    ws_note *n = &x->notes[x->nnotes++];
+    n->line = line;
+    n->col = col;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n->text, sizeof n->text, fmt, ap);
+    va_end(ap);
+}
+
+void ws_emit(ws_diag *d, const ws_diagnostic *x)
+{
+    if (emit_text(d, x->file, x->severity, x->line, x->col, "%s", x->message) != 0) return;
+    for (int i = 0; i < x->nnotes && i < WS_MAX_NOTES; i++)
+        emit_text(d, x->file, WS_NOTE, x->notes[i].line, x->notes[i].col, "%s", x->notes[i].text);
 }
 
 void ws_report(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, ...)

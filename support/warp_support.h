@@ -50,6 +50,29 @@ void ws_diag_init(ws_diag *d, const char *path, const char *text, size_t len);
 void ws_report(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 void ws_vreport(ws_diag *d, ws_severity sev, int line, int col, const char *fmt, va_list ap);
+
+/* A located diagnostic as data: what a stage that does not print hands back (flow
+ * control's rejection, which the linker locates), for ws_emit to print as ws_report
+ * would, each note after it. file NULL: the ws_diag's; a position in another file
+ * gets no source line. line 0: no position. */
+enum { WS_MAX_NOTES = 2 };
+typedef struct ws_note {
+    int line, col;
+    char text[512];
+} ws_note;
+typedef struct ws_diagnostic {
+    const char *file;
+    int line, col;
+    ws_severity severity;
+    char message[1024];
+    int nnotes;
+    ws_note notes[WS_MAX_NOTES];
+} ws_diagnostic;
+/* Adds a note (dropped beyond WS_MAX_NOTES). */
+void ws_diagnostic_note(ws_diagnostic *x, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void ws_emit(ws_diag *d, const ws_diagnostic *x);
+
 /* A one-line error about a file, with no position: "PROG: path: message". */
 void ws_file_error(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Where ws_file_error and new ws_diag write (NULL: stderr), for programs that run

@@ -210,22 +210,17 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
         LLVMDisposeMessage(ir);
         goto done;
     }
-    ws_buf remarks = {0};
+    wb_remarks remarks = {0};
     wb_options bopts = {.model = d->model, .opt_level = d->opt_level, .debug_info = d->debug_info,
                         .no_swp = d->no_swp, .iu = d->iu, .no_flow_control = d->no_flow_control, .swp_report = d->remark_swp ? &remarks : NULL,
                         .print_before = d->print_before, .print_after = d->print_after,
                         .verify_each = d->verify_each};
     int brc = wb_emit_assembly(m, &bopts, &asm_text, err, sizeof err);
     /* Remarks as clang prints them: on stderr, one per loop, "FILE:LINE: remark: ..." */
-    for (const char *p = remarks.data; p && p < remarks.data + remarks.len;) {
-        const char *e = memchr(p, '\n', (size_t)(remarks.data + remarks.len - p));
-        if (!e) break;
-        const char *colon = strstr(p, ": ");
-        if (colon && colon < e) fprintf(stderr, "%.*s: remark: %.*s [-Rpass=swp]\n", (int)(colon - p), p,
-                                        (int)(e - colon - 2), colon + 2);
-        p = e + 1;
-    }
-    ws_buf_free(&remarks);
+    for (size_t i = 0; i < remarks.n; i++)
+        fprintf(stderr, "%s:%u: remark: %s [-Rpass=swp]\n", remarks.at[i].file, remarks.at[i].line,
+                remarks.at[i].message);
+    wb_remarks_free(&remarks);
     if (brc != 0) {
         ws_file_error(path, "%s", err);
         goto done;

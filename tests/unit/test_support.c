@@ -43,6 +43,41 @@ static void test_diagnostic_has_position_line_and_caret(void **state)
     free(out);
 }
 
+/* A diagnostic handed back as data prints as ws_report would, its notes after it:
+ * located ones with their line and caret, one in another file without, one with no
+ * position as "FILE: note:". */
+static void test_located_diagnostic_with_notes(void **state)
+{
+    (void)state;
+    const char *src = "module m (a in)\n  x := 1;\n  y := x;\n";
+    ws_diag d;
+    ws_diag_init(&d, "prog.w2", src, strlen(src));
+    char *text = NULL;
+    size_t len = 0;
+    d.out = open_memstream(&text, &len);
+    ws_diagnostic x = {.line = 3, .col = 8, .severity = WS_ERROR};
+    snprintf(x.message, sizeof x.message, "this receive is fed too late");
+    ws_diagnostic_note(&x, 2, 3, "the word is fed here");
+    ws_diagnostic_note(&x, 0, 0, "run with -fno-flow-control");
+    ws_diagnostic_note(&x, 1, 1, "dropped: two notes at most");
+    assert_int_equal(x.nnotes, WS_MAX_NOTES);
+    ws_emit(&d, &x);
+    x.file = "other.w2";
+    x.nnotes = 0;
+    ws_emit(&d, &x);
+    fclose(d.out);
+    assert_string_equal(text, "prog.w2:3:8: error: this receive is fed too late\n"
+                              "  y := x;\n"
+                              "       ^\n"
+                              "prog.w2:2:3: note: the word is fed here\n"
+                              "  x := 1;\n"
+                              "  ^\n"
+                              "prog.w2: note: run with -fno-flow-control\n"
+                              "other.w2:3:8: error: this receive is fed too late\n");
+    assert_int_equal(d.errors, 2);
+    free(text);
+}
+
 static void test_warning_becomes_error_under_werror(void **state)
 {
     (void)state;
@@ -465,6 +500,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_diagnostic_has_position_line_and_caret),
+        cmocka_unit_test(test_located_diagnostic_with_notes),
         cmocka_unit_test(test_warning_becomes_error_under_werror),
         cmocka_unit_test(test_error_cap_stops_reporting),
         cmocka_unit_test(test_line_zero_has_no_position),
