@@ -525,6 +525,9 @@ static int parse_operation(as *A, bundle *B, const char *s, const char *e)
     wt_op op = wt_op_lookup(name);
     if (op == WT_OP_NONE) return error_at(A, s, "unknown operation '%s'", name);
     const wt_op_info *info = &wt_ops[op];
+    if (wt_op_iu_only(op) && !A->in_iu_part)
+        return error_at(A, s, "only the interface unit has the address table that '%s' reads (after '||'); "
+                              "it sends the cells what they need on @adr", name);
     if (split_commas(A, q, e, os, oe, 4, &nops, name) != 0) return -1;
     int want = (int)strlen(info->sig);
     if (nops != want)
@@ -1214,6 +1217,32 @@ static int dir_section(as *A, dargs *d)
     return 0;
 }
 
+/* `.iutable V, V, ...`: entries appended to the Warp interface unit's address table,
+ * which tld reads by byte offset (entry k at 4k). One object of a program gives it
+ * (warp-ld), so offsets need no relocation; entries are numbers (an address the
+ * cells add to their own array's, as the seed's FFT addressing does). */
+static int dir_iutable(as *A, const char *pos, const char *s, const char *e)
+{
+    const wt_model *m = A->model ? A->model : A->want;
+    if (m && !m->iu_table_words) return error_at(A, pos, "the %s model has no interface unit address table", m->name);
+    uint32_t most = wt_model_get(WT_MODEL_WARP)->iu_table_words;
+    trim(&s, &e);
+    if (s == e) return error_at(A, pos, "'.iutable' needs at least one value");
+    for (const char *start = s, *p = s;; p++) {
+        if (p < e && *p != ',') continue;
+        const char *vs = start, *ve = p;
+        trim(&vs, &ve);
+        if (vs == ve) return error_at(A, vs, "expected a value");
+        if (A->u.warp_iutab.len / 4 >= most)
+            return error_at(A, vs, "more than %u entries in the interface unit's address table", most);
+        int64_t v;
+        if (parse_int(A, vs, ve, INT32_MIN, UINT32_MAX, &v) != 0) return -1;
+        put32(&A->u.warp_iutab, (uint32_t)v);
+        if (p == e) return 0;
+        start = p + 1;
+    }
+}
+
 static int dir_zero(as *A, dargs *d)
 {
     int64_t v;
@@ -1246,6 +1275,10 @@ static void parse_directive(as *A, const char *s, const char *e)
     }
     if (strcmp(name, ".word") == 0 || strcmp(name, ".long") == 0 || strcmp(name, ".4byte") == 0) {
         dir_word(A, s, q, e);
+        return;
+    }
+    if (strcmp(name, ".iutable") == 0) {
+        dir_iutable(A, s, q, e);
         return;
     }
     static const char *const data_dirs[] = {".byte", ".short", ".2byte", ".uleb128", ".sleb128",
@@ -1478,6 +1511,7 @@ static void free_unit(as *A)
     free(A->u.rdata.v);
     free(A->u.riu.v);
     ws_buf_free(&A->u.warp_iu);
+    ws_buf_free(&A->u.warp_iutab);
     ws_buf_free(&A->u.text);
     ws_buf_free(&A->u.data);
     ws_buf_free(&A->u.warp_host);

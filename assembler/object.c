@@ -3,7 +3,8 @@
  * in the same order, so the linker finds them by name and the same source gives
  * the same bytes; the debug sections (section 5), if any, follow .warp.files, and
  * their relocations follow .rela.data, then .warp.gates if `.gateloc` gave any,
- * then .warp.iu and .rela.warp.iu if a bundle has an interface-unit part;
+ * then .warp.iu and .rela.warp.iu if a bundle has an interface-unit part, then
+ * .warp.iutab if `.iutable` filled the interface unit's address table;
  * support/elfwrite.c lays the file out. */
 #include <elf.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ typedef struct layout {
     size_t nextra;
     uint32_t rela_text, rela_data, gates, symtab, strtab, count;   /* gates: 0 if none */
     uint32_t iu, rela_iu;   /* the interface unit's program and its relocations: 0 if none */
+    uint32_t iutab;         /* the interface unit's address table: 0 if none */
     uint32_t *extra_rel;    /* per debug section: its relocation section, 0 if none */
 } layout;
 
@@ -168,6 +170,7 @@ int was_write_object(was_unit *u, const char *out_path)
         L.iu = next++;
         L.rela_iu = next++;
     }
+    if (u->warp_iutab.len) L.iutab = next++;
     L.symtab = next++;
     L.strtab = next++;
     L.count = next;     /* the section-name table comes after these */
@@ -211,6 +214,9 @@ int was_write_object(was_unit *u, const char *out_path)
         secs[L.rela_iu] = (sec){".rela.warp.iu", SHT_RELA, SHF_INFO_LINK, 0, L.symtab, L.iu, 4,
                                 sizeof(Elf32_Rela), riu.data, (uint32_t)riu.len};
     }
+    if (L.iutab)
+        secs[L.iutab] = (sec){".warp.iutab", SHT_PROGBITS, 0, 0, 0, 0, 4, 4, u->warp_iutab.data,
+                              (uint32_t)u->warp_iutab.len};
     secs[L.symtab] = (sec){".symtab", SHT_SYMTAB, 0, 0, L.strtab, first_global, 4, sizeof(Elf32_Sym),
                            symtab.data, (uint32_t)symtab.len};
     secs[L.strtab] = (sec){".strtab", SHT_STRTAB, 0, 0, 0, 0, 1, 0, strtab.data, (uint32_t)strtab.len};

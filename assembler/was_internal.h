@@ -58,6 +58,7 @@ typedef struct was_unit {
      * relocations, offsets as in .text. */
     ws_buf warp_iu;
     was_relocs riu;
+    ws_buf warp_iutab;      /* `.iutable`: the IU's address table, 32-bit entries */
     was_extra *extra;       /* in order of first `.section` */
     size_t nextra;
     was_sym **syms;         /* in order of first mention: the symbol table's order */

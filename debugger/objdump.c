@@ -350,6 +350,29 @@ static void print_relocs_at(dump *D, const rel *rels, size_t nrel, uint64_t off,
         }
 }
 
+/* The Warp interface unit's address table (.warp.iutab), which tld reads by byte
+ * offset: eight entries a line, each line as warp-as reads it back. */
+static void print_iu_table(dump *D, FILE *out)
+{
+    for (size_t k = 1; k < D->n; k++) {
+        const dsec *s = &D->s[k];
+        if (s->sh.sh_type != SHT_PROGBITS || strcmp(s->name, ".warp.iutab") != 0) continue;
+        const uint8_t *p = contents(D, k);
+        if (!p) continue;
+        uint64_t words = s->sh.sh_size / 4;
+        fprintf(out, "Interface unit address table (.warp.iutab, %llu %s):\n", (unsigned long long)words,
+                words == 1 ? "entry" : "entries");
+        for (uint64_t i = 0; i < words; i++) {
+            uint32_t v = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 | (uint32_t)p[4 * i + 2] << 16 |
+                         (uint32_t)p[4 * i + 3] << 24;
+            if (i % 8 == 0) fprintf(out, "%8llx:\t.iutable ", (unsigned long long)(4 * i));
+            fprintf(out, "%u%s", v, i % 8 == 7 || i + 1 == words ? "\n" : ", ");
+        }
+        if (s->sh.sh_size % 4) fprintf(out, "\t(%llu bytes left over)\n", (unsigned long long)(s->sh.sh_size % 4));
+        fprintf(out, "\n");
+    }
+}
+
 static void print_disassembly(dump *D, int source, int with_relocs, FILE *out)
 {
     for (size_t t = 1; t < D->n; t++) {
@@ -402,6 +425,7 @@ static void print_disassembly(dump *D, int source, int with_relocs, FILE *out)
         free(rels);
         free(iu_rels);
     }
+    print_iu_table(D, out);
 }
 
 int wdb_objdump(const char *path, unsigned what, FILE *out, char *err, size_t errlen)

@@ -565,6 +565,7 @@ static int step(an *A, path *P)
         switch ((wt_memory)K->memory) {
         case WT_MEM_NONE:
         case WT_MEM_HOST_LOAD:   /* host data is not the run's to know */
+        case WT_MEM_IU_TABLE:    /* nor the IU's table (the image's, not the program's) */
             break;
         case WT_MEM_LOAD:
             if (word_index(A, addr, &w)) loaded = (aval){P->mem[w], P->memk[w]};

@@ -198,6 +198,8 @@ int wld_flow_control(const wld_obj *objs, size_t n, const wt_model *M, uint32_t 
         img->warp_cells.len = 0;
         uint64_t timed = wt_timing_fingerprint(M->id, code, iu_code, ncode, (const uint8_t *)img->data.data,
                                                (uint32_t)img->data.len, p.entry, (int)first, (int)last, r.skew);
+        timed = wt_timing_fingerprint_table(timed, (const uint8_t *)img->warp_iutab.data,
+                                            (uint32_t)(img->warp_iutab.len / 4));
         ws_buf_printf(&img->warp_cells, "%ld %ld %d %016llx\n", first, last, (int)r.skew, (unsigned long long)timed);
         img->e_flags |= WT_EF_FLOWCTL;
     }

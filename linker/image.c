@@ -18,7 +18,10 @@ int wld_write_image(const wld_image *img, const char *out_path)
 {
     /* The interface unit's program, if any, follows the debug sections. */
     uint32_t iu = img->warp_iu.len ? S_DEBUG + (uint32_t)img->ndbg : 0;
-    uint32_t symtab = S_DEBUG + (uint32_t)img->ndbg + (iu != 0), strtab = symtab + 1, count = symtab + 2;
+    /* and its address table that */
+    uint32_t iutab = img->warp_iutab.len ? S_DEBUG + (uint32_t)img->ndbg + (iu != 0) : 0;
+    uint32_t symtab = S_DEBUG + (uint32_t)img->ndbg + (iu != 0) + (iutab != 0), strtab = symtab + 1,
+             count = symtab + 2;
     sec *secs = ws_xcalloc(count, sizeof *secs);
     secs[S_TEXT] = (sec){".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0, 0, 0, 8, WT_BUNDLE_BYTES,
                          img->text.data, (uint32_t)img->text.len};
@@ -40,6 +43,9 @@ int wld_write_image(const wld_image *img, const char *out_path)
     if (iu)
         secs[iu] = (sec){".warp.iu", SHT_PROGBITS, 0, 0, 0, 0, 8, WT_BUNDLE_BYTES, img->warp_iu.data,
                          (uint32_t)img->warp_iu.len};
+    if (iutab)
+        secs[iutab] = (sec){".warp.iutab", SHT_PROGBITS, 0, 0, 0, 0, 4, 4, img->warp_iutab.data,
+                            (uint32_t)img->warp_iutab.len};
     secs[symtab] = (sec){".symtab", SHT_SYMTAB, 0, 0, strtab, img->first_global, 4, sizeof(Elf32_Sym),
                          img->symtab.data, (uint32_t)img->symtab.len};
     secs[strtab] = (sec){".strtab", SHT_STRTAB, 0, 0, 0, 0, 1, 0, img->strtab.data, (uint32_t)img->strtab.len};

@@ -431,6 +431,7 @@ static void image_free(wld_image *img)
     ws_buf_free(&img->warp_lines);
     ws_buf_free(&img->warp_files);
     ws_buf_free(&img->warp_iu);
+    ws_buf_free(&img->warp_iutab);
     ws_buf_free(&img->symtab);
     ws_buf_free(&img->strtab);
     for (size_t j = 0; j < img->ndbg; j++) ws_buf_free(&img->dbg[j]);
@@ -483,6 +484,20 @@ int wld_link(const char *const *inputs, size_t ninputs, const char *out_path, co
         if (objs[i].iu) ws_buf_append(&img.warp_iu, objs[i].iu, objs[i].mem_size[WLD_TEXT]);
         else
             for (uint32_t k = 0; k < objs[i].mem_size[WLD_TEXT]; k++) ws_buf_append(&img.warp_iu, "", 1);
+    }
+    /* tld reads the table by offsets the assembler wrote as numbers: one object
+     * gives the whole table, so none of them moves. */
+    for (size_t i = 0; i < ninputs; i++) {
+        if (!objs[i].iutab) continue;
+        if (M->id != WT_MODEL_WARP) {
+            wld_error(objs[i].path, "an interface unit address table (.warp.iutab) needs the Warp model");
+            goto out;
+        }
+        if (img.warp_iutab.len) {
+            wld_error(objs[i].path, "a second interface unit address table (.warp.iutab): one object gives it");
+            goto out;
+        }
+        ws_buf_append(&img.warp_iutab, objs[i].iutab, objs[i].iutab_size);
     }
     for (size_t i = 0; i < ninputs; i++) {
         static const char zeros[WLD_MAX_ALIGN];

@@ -467,6 +467,19 @@ int wld_read_object(wld_obj *o, const char *path)
             o->iu_index = (unsigned)i;
             o->iu = (const uint8_t *)o->buf + sh[i].sh_offset;
         }
+        if (strcmp(name, ".warp.iutab") == 0) {
+            known = 1;
+            if (o->iutab) { wld_error(path, "more than one %s section", name); goto out; }
+            if (sh[i].sh_type != SHT_PROGBITS) { wld_error(path, "%s has section type %u", name, sh[i].sh_type); goto out; }
+            uint32_t most = wt_model_get(WT_MODEL_WARP)->iu_table_words;
+            if (sh[i].sh_size % 4 || sh[i].sh_size > (uint64_t)most * 4) {
+                wld_error(path, "%s has %llu bytes: the interface unit's address table holds up to %u 32-bit entries",
+                          name, (unsigned long long)sh[i].sh_size, most);
+                goto out;
+            }
+            o->iutab = (const uint8_t *)o->buf + sh[i].sh_offset;
+            o->iutab_size = (uint32_t)sh[i].sh_size;
+        }
         if (strncmp(name, ".debug_", 7) == 0 && name[7] && !(sh[i].sh_flags & SHF_ALLOC)) {
             known = 1;
             if (sh[i].sh_type != SHT_PROGBITS || sh[i].sh_size > 0xffffffffu) {

@@ -89,6 +89,8 @@ typedef struct wld_obj {
     size_t nrel[3];
     const uint8_t *iu;       /* .warp.iu: the interface unit's bundles, parallel to .text; NULL */
     unsigned iu_index;
+    const uint8_t *iutab;    /* .warp.iutab: the interface unit's address table; NULL */
+    uint32_t iutab_size;
     wld_dbgsec *dbg;
     size_t ndbg;
 } wld_obj;
@@ -114,6 +116,7 @@ typedef struct wld_image {
     uint32_t bss_addr, bss_size, host_size;
     ws_buf warp_host, warp_cells, warp_lines, warp_files;
     ws_buf warp_iu;          /* parallel to text; empty if no object has an IU part */
+    ws_buf warp_iutab;       /* the IU's address table, from the one object that gives it */
     ws_buf symtab, strtab;   /* Elf32_Sym entries in file byte order, names */
     uint32_t first_global;
     const char **dbg_names;  /* the debug sections, in order of first appearance */

@@ -465,7 +465,7 @@ static int load(loader *L)
 {
     wrt_image *img = L->img;
     if (check_header(L) || check_section_bounds(L)) return -1;
-    size_t cells_idx = 0, hostdecl_idx = 0, lines_idx = 0, files_idx = 0, iu_idx = 0;
+    size_t cells_idx = 0, hostdecl_idx = 0, lines_idx = 0, files_idx = 0, iu_idx = 0, iutab_idx = 0;
     for (size_t i = 1; i < L->shnum; i++) {
         GElf_Shdr sh;
         if (get_shdr(L, i, &sh)) return -1;
@@ -478,6 +478,7 @@ static int load(loader *L)
                      : strcmp(name, ".warp.lines") == 0 ? &lines_idx
                      : strcmp(name, ".warp.files") == 0 ? &files_idx
                      : strcmp(name, ".warp.iu") == 0 ? &iu_idx
+                     : strcmp(name, ".warp.iutab") == 0 ? &iutab_idx
                      : sh.sh_type == SHT_SYMTAB ? &L->symtab_idx : NULL;
         if (!slot) continue;
         if (*slot) return fail(L, "more than one %s section", sh.sh_type == SHT_SYMTAB ? "symbol table" : name);
@@ -504,6 +505,18 @@ static int load(loader *L)
             if (wt_decode(contents(L, &sh) + (size_t)i * WT_BUNDLE_BYTES, &img->iu_code[i]) != 0)
                 return fail(L, "interface unit bundle %u does not decode", i);
     }
+    if (iutab_idx) {
+        if (get_shdr(L, iutab_idx, &sh)) return -1;
+        if (!img->model->iu_table_words)
+            return fail(L, "section .warp.iutab: only the Warp's interface unit has an address table");
+        if (sh.sh_size % 4 || sh.sh_size > (uint64_t)img->model->iu_table_words * 4)
+            return fail(L, "section .warp.iutab has %llu bytes: the interface unit's address table holds up to "
+                           "%u 32-bit entries",
+                        (unsigned long long)sh.sh_size, img->model->iu_table_words);
+        img->iu_table_words = (uint32_t)(sh.sh_size / 4);
+        img->iu_table = ws_xcalloc(img->iu_table_words + 1, sizeof *img->iu_table);
+        for (uint32_t i = 0; i < img->iu_table_words; i++) img->iu_table[i] = le32(contents(L, &sh) + 4 * i);
+    }
     if (get_shdr(L, cells_idx, &sh) || load_cells(L, &sh)) return -1;
     if (L->host_idx) {
         if (get_shdr(L, L->host_idx, &sh)) return -1;
@@ -528,6 +541,10 @@ static int load(loader *L)
     if (img->flow_controlled) {
         uint64_t now = wt_timing_fingerprint(img->model->id, img->code, img->iu_code, img->ncode, img->data,
                                              img->data_size, img->entry, img->first_cell, img->last_cell, img->skew);
+        if (iutab_idx) {
+            if (get_shdr(L, iutab_idx, &sh)) return -1;
+            now = wt_timing_fingerprint_table(now, contents(L, &sh), img->iu_table_words);
+        }
         if (!L->has_timing || now != L->timing) {
             img->flow_controlled = 0;
             img->timing_changed = 1;
@@ -586,6 +603,7 @@ void wrt_image_free(wrt_image *img)
     if (!img) return;
     free(img->code);
     free(img->iu_code);
+    free(img->iu_table);
     free(img->data);
     for (size_t i = 0; i < img->nhost; i++) free(img->host[i].name);
     free(img->host);
@@ -646,6 +664,8 @@ void wrt_sim_program(const wrt_image *img, wsim_program *out)
     out->code = img->code;
     out->ncode = img->ncode;
     out->iu_code = img->iu_code;
+    out->iu_table = img->iu_table;
+    out->iu_table_words = img->iu_table_words;
     out->entry = img->entry;
     out->data = img->data;
     out->data_size = img->data_size;

@@ -46,6 +46,8 @@ typedef struct wrt_image {
                               * timed (wt_timing_fingerprint): not flow_controlled */
     wt_insn *code;
     wt_insn *iu_code;            /* Warp: the interface unit's program, ncode bundles beside code; NULL */
+    uint32_t *iu_table;          /* Warp: the interface unit's address table (.warp.iutab); NULL */
+    uint32_t iu_table_words;     /* its entries given (the table holds model->iu_table_words) */
     uint32_t ncode, entry;
     uint8_t *data;           /* initialised data memory from address 0 */
     uint32_t data_size;      /* bytes of data + bss */

@@ -11,6 +11,10 @@
  * of each word leaving the array. It has no floating-point units, no data memory and
  * no sequencer of its own: the program is refused when loaded otherwise.
  *
+ * The IU reads its table of pre-stored addresses (tld; the image's .warp.iutab, loaded
+ * with the program as the seed's was with the microcode) for the addressing an
+ * affine sum cannot give, the FFT's.
+ *
  * The IU also writes the address path (@adr, warp_ops.def's WT_PATH rows) of the first
  * cell, which passes each word it reads on to the next: the data-independent addresses
  * and loop-control words, computed once for every cell. Only the IU beside the first
@@ -168,6 +172,17 @@ unsigned wsim_iu_issue(wsim *s, wsim_cell *c, uint32_t pc, uint64_t t)
             uint32_t addr = A + B;
             /* As a cell's host load: past host memory it reads 0. */
             v = (addr & 3) || s->host_size < 4 || addr > s->host_size - 4 ? 0 : wsim_load32(s->host + addr);
+        } else if (info->kind == WT_K_TLOAD) {
+            uint32_t addr = A + B, words = s->model->iu_table_words;
+            if ((addr & 3) || addr / 4 >= words) {
+                wsim_fault(s, (int)(c - s->cells), pc,
+                           "interface unit %s at table offset 0x%x %s (its address table holds %u entries, "
+                           "%u bytes)",
+                           info->name, addr, (addr & 3) ? "is misaligned" : "is outside the table", words, 4 * words);
+                return 1;
+            }
+            /* entries the image did not give are 0, as a table loaded with the microcode */
+            v = addr / 4 < s->prog.iu_table_words ? s->prog.iu_table[addr / 4] : 0;
         } else {
             if (info->kind == WT_K_DIV && B == 0) {
                 wsim_fault(s, (int)(c - s->cells), pc, "integer division by zero (%s) in the interface unit",

@@ -100,6 +100,7 @@ static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsi
         d.pair = opnds.pair;
         const wt_kind_info *K = &wt_kinds[info->kind];
         if (K->value == WT_VAL_DOUBLE && !m->double_precision) b->bad = WSIM_BAD_NO_DOUBLE;
+        if (K->memory == WT_MEM_IU_TABLE) b->bad = WSIM_BAD_IU_ONLY;
         if (K->value == WT_VAL_AGENT) {
             agent = 1;
             if (wt_op_marker((wt_op)d.op) != WT_MARK_DATA && wsim_gate_of(d.dst) < 0)
@@ -299,6 +300,11 @@ wsim *wsim_new(const wsim_program *p, char *err, size_t errlen)
     }
 
     if (p->iu_code && wsim_iu_check(m, p->iu_code, p->ncode, err, errlen) != 0) return NULL;
+    if (p->iu_table_words > m->iu_table_words) {
+        snprintf(err, errlen, "an interface unit address table of %u entries; the %s has %u", p->iu_table_words,
+                 m->name, m->iu_table_words);
+        return NULL;
+    }
     if (!m->logical_channels && p->comm && p->comm->topology != WCA_LINEAR) {
         snprintf(err, errlen, "the %s model is a linear array: a torus needs -mcpu=iwarp", m->name);
         return NULL;
@@ -721,6 +727,8 @@ static inline __attribute__((always_inline)) int issue_impl(wsim *s, int k, wsim
             [WSIM_BAD_NO_PATH] = "the address path (@adr) is the Warp's: the iWarp cells compute their own addresses",
             [WSIM_BAD_PATH_WRITE] = "only the interface unit writes the address path (@adr); a cell passes on what "
                                     "it reads",
+            [WSIM_BAD_IU_ONLY] = "only the interface unit has the address table (tld); it sends the cells what "
+                                 "they need on @adr",
         };
         wsim_fault(s, k, pc, "%s", why[b->bad]);
         return 0;

@@ -72,7 +72,7 @@ enum {
 /* Why a bundle faults when issued (wsim_bundle.bad). */
 enum {
     WSIM_BAD_NONE, WSIM_BAD_UNDEFINED, WSIM_BAD_MARKER_DEST, WSIM_BAD_CREQ_GATES, WSIM_BAD_TWO_WAITS,
-    WSIM_BAD_NO_AGENT, WSIM_BAD_NO_DOUBLE, WSIM_BAD_NO_PATH, WSIM_BAD_PATH_WRITE
+    WSIM_BAD_NO_AGENT, WSIM_BAD_NO_DOUBLE, WSIM_BAD_NO_PATH, WSIM_BAD_PATH_WRITE, WSIM_BAD_IU_ONLY
 };
 
 /* Two cache lines: the fields issue tests first, then the operations. */

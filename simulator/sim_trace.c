@@ -12,8 +12,9 @@
 
 #include "warp_support.h"
 
-/* Queues a cell shows: Warp's four, iWarp's input gates (the channel each is bound to). */
-#define TR_NQ WCA_NGATES
+/* Queues a cell shows: Warp's four and the address paths the program uses (@adr),
+ * iWarp's input gates (the channel each is bound to). */
+#define TR_NQ WSIM_NGATES
 /* Channels a cell shows: Warp's links into its four queues, iWarp's four output buses. */
 #define TR_NCH 4
 
@@ -43,20 +44,47 @@ struct wsim_tracer {
     size_t nowned;
     tr_cell *cells;
     int nq;                  /* queues shown a cell */
+    unsigned gate[TR_NQ];    /* the gate each shows: a queue index, or WSIM_GATE_PATH + p */
     uint64_t vcd_time;       /* the last "#t" written, UINT64_MAX before any */
 };
 
 /* ---- Sampling ----------------------------------------------------------------------- */
 
-static const wca_queue *queue_of(const wsim *s, const wsim_cell *c, int q)
+static const wca_queue *queue_of(const wsim_tracer *tr, const wsim_cell *c, int q)
 {
-    return s->comm ? c->in[q] : &c->q[q];
+    unsigned g = tr->gate[q];
+    if (tr->s->comm) return c->in[g];
+    return g < WT_NQUEUES ? &c->q[g] : &c->path[g - WSIM_GATE_PATH];
 }
 
-static unsigned fill_of(const wsim *s, const wsim_cell *c, int q)
+static unsigned fill_of(const wsim_tracer *tr, const wsim_cell *c, int q)
 {
-    const wca_queue *in = queue_of(s, c, q);
+    const wca_queue *in = queue_of(tr, c, q);
     return in ? in->count : 0;
+}
+
+/* Does the program read path p or its IU write it? Only then is it shown, so that
+ * the pictures of a program without it stay as they were. */
+static int path_used(const wsim *s, unsigned p)
+{
+    if (wt_paths[p].model != s->model->id) return 0;
+    for (uint32_t pc = 0; pc < s->ncode; pc++) {
+        if (s->code[pc].gate_rd >> (WSIM_GATE_PATH + p) & 1) return 1;
+        if (!s->prog.iu_code) continue;
+        for (unsigned sl = 0; sl < WT_NSLOTS; sl++) {
+            const wt_slot *x = &s->prog.iu_code[pc].slot[sl];
+            if (x->op != WT_OP_NONE && wt_op_has_dest((wt_op)x->op) && x->opnd[0] == WT_OPND_PATH + p) return 1;
+        }
+    }
+    return 0;
+}
+
+/* A shown queue's name: "xl" ..., "g0", "g1", or the path's operand without its '@'. */
+static const char *queue_name(const wsim_tracer *tr, int q)
+{
+    static const char *const gate_names[WCA_NGATES] = {"xl", "yl", "xr", "yr", "g0", "g1"};
+    unsigned g = tr->gate[q];
+    return g < WSIM_GATE_PATH ? gate_names[g] : wt_paths[g - WSIM_GATE_PATH].name + 1;
 }
 
 /* Is the channel busy in clock t: a word on the Warp link into queue ch, or iWarp's
@@ -89,7 +117,6 @@ static void event_start(wsim_tracer *tr)
     tr->first_event = 0;
 }
 
-static const char *const queue_names[TR_NQ] = {"xl", "yl", "xr", "yr", "g0", "g1"};
 static const char *const warp_link_names[TR_NCH] = {"link_xl", "link_yl", "link_xr", "link_yr"};
 static const char *const bus_names[TR_NCH] = {"bus_xright", "bus_yup", "bus_xleft", "bus_ydown"};
 
@@ -122,7 +149,7 @@ static void counter(wsim_tracer *tr, int k, uint64_t t)
     fprintf(tr->tf, "{\"name\":\"queue fill\",\"ph\":\"C\",\"ts\":%llu,\"pid\":%d,\"args\":{",
             (unsigned long long)t, k + 1);
     for (int q = 0; q < tr->nq; q++)
-        fprintf(tr->tf, "%s\"%s\":%u", q ? "," : "", queue_names[q], tr->cells[k].fill[q]);
+        fprintf(tr->tf, "%s\"%s\":%u", q ? "," : "", queue_name(tr, q), tr->cells[k].fill[q]);
     fputs("}}", tr->tf);
 }
 
@@ -200,7 +227,7 @@ static void vcd_header(wsim_tracer *tr)
         char id[8];
         for (int q = 0; q < tr->nq; q++) {
             vcd_id(id, var_fill(tr, k, q));
-            fprintf(f, "$var wire 16 %s fill_%s $end\n", id, queue_names[q]);
+            fprintf(f, "$var wire 16 %s fill_%s $end\n", id, queue_name(tr, q));
         }
         for (int ch = 0; ch < TR_NCH; ch++) {
             vcd_id(id, var_busy(tr, k, ch));
@@ -237,7 +264,13 @@ wsim_tracer *wsim_tracer_new(wsim *s, const wsim_pictures *p, char *err, size_t 
     tr->s = s;
     tr->p = *p;
     if (tr->p.to <= tr->p.from) tr->p.to = tr->p.from;
-    tr->nq = s->comm ? TR_NQ : WT_NQUEUES;
+    if (s->comm) {
+        for (unsigned g = 0; g < WCA_NGATES; g++) tr->gate[tr->nq++] = g;
+    } else {
+        for (unsigned q = 0; q < WT_NQUEUES; q++) tr->gate[tr->nq++] = q;
+        for (unsigned p = 0; p < WT_NPATHS; p++)
+            if (path_used(s, p)) tr->gate[tr->nq++] = WSIM_GATE_PATH + p;
+    }
     tr->vcd_time = UINT64_MAX;
     tr->cells = ws_xcalloc((size_t)s->ncells, sizeof *tr->cells);
     tr->label = ws_xcalloc(s->ncode, sizeof *tr->label);
@@ -277,7 +310,7 @@ wsim_tracer *wsim_tracer_new(wsim *s, const wsim_pictures *p, char *err, size_t 
     for (int k = 0; k < s->ncells; k++) {
         tr_cell *tc = &tr->cells[k];
         const wsim_cell *c = &s->cells[k];
-        for (int q = 0; q < tr->nq; q++) tc->fill[q] = fill_of(s, c, q);
+        for (int q = 0; q < tr->nq; q++) tc->fill[q] = fill_of(tr, c, q);
         for (int ch = 0; ch < TR_NCH; ch++) tc->busy[ch] = (uint8_t)busy_of(s, k, ch, s->cycle);
     }
     if (tr->tf) trace_header(tr);
@@ -307,7 +340,8 @@ static void sample(wsim_tracer *tr, uint64_t t)
         }
         int changed = 0;
         for (int q = 0; q < tr->nq; q++) {
-            unsigned fill = fill_of(s, c, q);
+            unsigned fill = fill_of(tr, c, q);
+            /* (a path's words come from the IU or the cell before, not over a link) */
             if (!s->comm && q < WT_NQUEUES) {
                 /* Words that crossed the link into the queue: what it gained, and what
                  * the bundle took from it. */

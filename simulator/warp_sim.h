@@ -36,6 +36,10 @@ typedef struct wsim_program {
     /* Warp: the interface unit's program, ncode bundles parallel to code (IU bundle i
      * issues with an end cell's bundle i; simulator/iu.c); NULL: no IU part. */
     const wt_insn *iu_code;
+    /* The IU's address table (tld; .warp.iutab): its first iu_table_words entries of
+     * model->iu_table_words, the rest 0. */
+    const uint32_t *iu_table;
+    uint32_t iu_table_words;
 } wsim_program;
 
 typedef enum wsim_status {

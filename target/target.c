@@ -20,6 +20,9 @@ static const wt_model models[WT_NMODELS] = {
         .ret_stack_depth = 16,       /* chosen */
         .gate_ops_per_clock = 0,
         .interface_unit = 1,         /* seed 002, sections 3 and 4.7 */
+        .iu_table_words = 1024,      /* seed 002, section 4.2, gives no size: chosen, the
+                                        seed's headline 1024-point FFT's bit-reversed order
+                                        is 1024 addresses */
     },
     [WT_MODEL_IWARP] = {
         .id = WT_MODEL_IWARP, .name = "iwarp",
@@ -630,6 +633,12 @@ uint64_t wt_timing_fingerprint(wt_model_id model, const wt_insn *code, const wt_
     return fnv1a_u32(h, (uint32_t)skew);
 }
 
+uint64_t wt_timing_fingerprint_table(uint64_t fingerprint, const uint8_t *table, uint32_t words)
+{
+    if (!words) return fingerprint;
+    return fnv1a(fnv1a_u32(fnv1a(fingerprint, "iutab", 5), words), table, (size_t)words * 4);
+}
+
 static int iu_source(unsigned o) { return wt_opnd_is_reg(o) || wt_opnd_is_imm(o); }
 
 const char *wt_iu_slot_fault(const wt_insn *in, unsigned s)
@@ -642,7 +651,7 @@ const char *wt_iu_slot_fault(const wt_insn *in, unsigned s)
         return "a floating-point operation (the IU's ALU is an integer one)";
     if (info->uclass == WT_UC_BR) return "a branch (the IU follows the cells' program counter)";
     if (info->kind == WT_K_LOAD || info->kind == WT_K_STORE) return "a data-memory access (the IU has no data memory)";
-    if (info->kind != WT_K_PURE && info->kind != WT_K_DIV && info->kind != WT_K_HLOAD)
+    if (info->kind != WT_K_PURE && info->kind != WT_K_DIV && info->kind != WT_K_HLOAD && info->kind != WT_K_TLOAD)
         return "an operation of the iWarp's communication agent";
     for (const char *p = info->sig; *p; p++) {
         int sub = wt_sig_subfield(*p);

@@ -32,6 +32,7 @@ typedef struct wt_model {
     unsigned interface_unit;     /* Warp: an interface unit beside the end cells, its bundle in the
                                     cells' format, its link into the array (docs/design.md,
                                     section 1); 0 = none */
+    unsigned iu_table_words;     /* the interface unit's address table (tld, .warp.iutab); 0 = none */
     /* The communication agent (iWarp only; logical_channels = 0: none, neighbour queues). */
     unsigned logical_channels;   /* logical input channels, and output channels, per cell */
     unsigned bus_word_clocks;    /* clocks a physical bus takes to carry one word */
@@ -92,7 +93,7 @@ typedef enum wt_kind {
 
 /* The columns of a WT_KIND row (warp_ops.def describes each value). */
 typedef enum wt_value { WT_VAL_NONE, WT_VAL_EXPR, WT_VAL_EXPR_DIV0, WT_VAL_LOADED, WT_VAL_DOUBLE, WT_VAL_AGENT } wt_value;
-typedef enum wt_memory { WT_MEM_NONE, WT_MEM_LOAD, WT_MEM_STORE, WT_MEM_HOST_LOAD } wt_memory;
+typedef enum wt_memory { WT_MEM_NONE, WT_MEM_LOAD, WT_MEM_STORE, WT_MEM_HOST_LOAD, WT_MEM_IU_TABLE } wt_memory;
 typedef enum wt_flow {
     WT_FLOW_NEXT, WT_FLOW_JUMP, WT_FLOW_IF_ZERO, WT_FLOW_IF_NONZERO, WT_FLOW_COUNT_DOWN,
     WT_FLOW_CALL, WT_FLOW_RETURN, WT_FLOW_HALT
@@ -120,6 +121,9 @@ extern const wt_op_info wt_ops[WT_NOPS];
 
 /* Where control goes after an operation (WT_FLOW_NEXT for any that is not one). */
 static inline wt_flow wt_op_flow(wt_op op) { return (wt_flow)wt_kinds[wt_ops[op].kind].flow; }
+/* Is the operation the Warp interface unit's alone (tld: its address table)? A cell's
+ * bundle naming it is refused. */
+static inline int wt_op_iu_only(wt_op op) { return wt_kinds[wt_ops[op].kind].memory == WT_MEM_IU_TABLE; }
 /* Does the flow go to the bundle's target within the function (a jump or a branch;
  * a call's target is another function)? */
 static inline int wt_flow_branches(wt_flow f) { return f >= WT_FLOW_JUMP && f <= WT_FLOW_COUNT_DOWN; }
@@ -453,6 +457,9 @@ static inline uint32_t wt_ftoi_sat(uint32_t a) { return wt_sat_i32((double)wt_f(
 uint64_t wt_timing_fingerprint(wt_model_id model, const wt_insn *code, const wt_insn *iu_code, uint32_t ncode,
                                const uint8_t *data, uint32_t data_size, uint32_t entry, int first_cell,
                                int last_cell, int32_t skew);
+/* The same, covering also the interface unit's address table (.warp.iutab, `words`
+ * little-endian 32-bit entries): an image without one hashes as above. */
+uint64_t wt_timing_fingerprint_table(uint64_t fingerprint, const uint8_t *table, uint32_t words);
 enum {
     WT_R_NONE = 0,
     WT_R_IMM0 = 1,               /* S+A into literal field 0 of the bundle at r_offset */

@@ -10,7 +10,11 @@ every example on both models and on the 8x8 torus:
   at each change equal to the trace's counter for that cell at that clock;
 - the heat map is SVG (xml.etree): one cell rectangle for each cell, and each cell's
   issued count in its tooltip equal to --stats;
-- --trace-window FROM:TO keeps every slice, counter and VCD time within the window.
+- --trace-window FROM:TO keeps every slice, counter and VCD time within the window;
+- a Warp program that uses the address path (--stats' `address path @adr:` line;
+  tests/lit/simulator/address-path.s) shows each cell's @adr queue as `fill_adr` in
+  the VCD and `adr` in the trace's counters, filled in the first cell; one that
+  does not shows neither.
 
     pictures.py --build BUILD
 """
@@ -26,6 +30,8 @@ import xml.etree.ElementTree as ET
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SVG = "{http://www.w3.org/2000/svg}"
 QUEUE_DEPTH = {"warp": 128, "iwarp": 8}
+# The address path's queue (warp_ops.def's WT_PATH row): its own depth.
+PATH_DEPTH = {"fill_adr": 128}
 
 
 def host_inputs(directory, name):
@@ -119,12 +125,31 @@ def check_vcd(path, cells, model, counters, lo, hi):
         scope, name, width = variables[ident]
         assert lo <= time <= hi, "VCD time %d outside %d..%d" % (time, lo, hi)
         if name.startswith("fill_"):
-            assert value <= QUEUE_DEPTH[model], "%s.%s holds %d words" % (scope, name, value)
+            assert value <= PATH_DEPTH.get(name, QUEUE_DEPTH[model]), "%s.%s holds %d words" % (scope, name, value)
             cell = int(scope.split(".")[-1][4:])
             args = counter_at(counters.get(cell, {}), time)
             assert args is not None and args[name[5:]] == value, \
                 "%s.%s is %d at %d in the VCD, %r in the trace" % (scope, name, value, time, args)
-    return len(changes)
+    return variables, changes
+
+
+def check_path(variables, changes, counters, cells, stats):
+    """The address path's queues are shown where --stats says the program uses it."""
+    uses = re.search(r"^address path @adr: (\d+) words from the iu", stats, re.M)
+    adr = {ident: int(scope.split(".")[-1][4:]) for ident, (scope, name, _) in variables.items()
+           if name == "fill_adr"}
+    in_trace = any("adr" in args for series in counters.values() for args in series.values())
+    if not uses:
+        assert not adr and not in_trace, "@adr shown for a program that does not use it"
+        return
+    assert sorted(adr.values()) == list(range(cells)), "fill_adr in every cell"
+    most = {}
+    for time, ident, value in changes:
+        if ident in adr:
+            most[adr[ident]] = max(most.get(adr[ident], 0), value)
+    if int(uses.group(1)):
+        assert most.get(0, 0) > 0, "the IU's words never seen in the first cell's @adr queue"
+    assert in_trace, "no adr counter in the trace"
 
 
 def check_heatmap(path, cells, stats):
@@ -165,6 +190,13 @@ def main():
                        check=True)
         subprocess.run([os.path.join(bindir, "warp-ld"), "-e", "main", "-o", img, obj], check=True)
         runs.append(("torus64 iwarp", "iwarp", img, ["--topology", "torus:8x8"]))
+        obj, img, xs = (os.path.join(tmp, n) for n in ("adr.o", "adr.img", "adr.x"))
+        subprocess.run([os.path.join(bindir, "warp-as"), "-o", obj,
+                        os.path.join(ROOT, "tests", "lit", "simulator", "address-path.s")], check=True)
+        subprocess.run([os.path.join(bindir, "warp-ld"), "-e", "main", "-o", img, obj], check=True)
+        with open(xs, "w") as f:
+            f.write("1\n2\n3\n4\n")
+        runs.append(("address-path warp", "warp", img, ["--in", "x=" + xs]))
         for label, model, img, simargs in runs:
             try:
                 plain = subprocess.run([sim, img, "--stats"] + simargs, capture_output=True, timeout=600)
@@ -182,7 +214,9 @@ def main():
                         "the run changed with pictures"
                     slices, counters = check_trace(trace, cells, lo, hi)
                     assert slices > 0, "no slices"
-                    check_vcd(vcd, cells, model, counters, lo, hi)
+                    variables, changes = check_vcd(vcd, cells, model, counters, lo, hi)
+                    if not window:
+                        check_path(variables, changes, counters, cells, plain.stderr.decode())
                     check_heatmap(svg, cells, plain.stderr.decode())
                     checked += 1
             except (AssertionError, ValueError, KeyError, json.JSONDecodeError, ET.ParseError) as e:
