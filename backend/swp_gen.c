@@ -250,7 +250,9 @@ void swp_plan_loop_control(loop *L, const wb_msched *ms)
     wt_op alt[WT_MAX_ALTS];
     int dec = -1, wr = -1;
     unsigned nalt = wb_mop_choices(WT_OP_IADD, 0, alt);
-    for (int r = ii - 1; r >= 0 && dec < 0; r--)
+    /* the step early and the write late: with the write after the step lands, the
+     * count starts at the first word (one literal for both) */
+    for (int r = 0; r < ii && dec < 0; r++)
         for (unsigned k = 0; k < nalt && dec < 0; k++)
             if (used[r][wb_res(alt[k], 1)] < wb_res_slots(f->model, wb_res(alt[k], 1))) {
                 dec = r;
@@ -274,22 +276,31 @@ void swp_plan_loop_control(loop *L, const wb_msched *ms)
 }
 
 /* The IU's count of the kernel's passes (swp_plan_loop_control), for `passes`
- * passes: the entry sends the first pass's word and sets the count; each pass, in
- * its last copy of the body (from cycle `base`), steps it and sends the next
- * pass's word; the kernel branches on the word; after the pipeline the cells read
- * the word the last pass sent. A write that issues before the step lands reads
- * the count before it. */
-static void iu_loop_control(loop *L, int E, int K, int POST, int32_t passes, int base, unsigned line, unsigned col)
+ * passes: the entry sends the first pass's word and sets the count; each pass
+ * steps it in its first copy of the body and sends the next pass's word in its
+ * last (from cycle `last`); the kernel branches on the word; after the pipeline
+ * the cells read the word the last pass sent. A write that issues before the step
+ * lands reads the count before it. The step adds an IU register holding -1: one
+ * the pipeliner hoisted already if there is one (the entry's literal fields are
+ * shared with the cells'). */
+static void iu_loop_control(loop *L, int E, int K, int POST, int32_t passes, int last, unsigned line, unsigned col)
 {
     wb_func *f = L->f;
     wb_opnd path = wb_reg((unsigned)(WT_OPND_PATH + path_of(f->model)));
-    int count = wb_new_vreg(f, WB_V_IU), minus1 = wb_new_vreg(f, WB_V_IU);
-    int dec_at = base + L->iu_dec_row, wr_at = base + L->iu_wr_row;
+    int count = wb_new_vreg(f, WB_V_IU), minus1 = 0;
+    for (int j = 0; j < L->nhz && !minus1; j++)
+        if ((f->vflags[L->hz[j].v] & WB_V_IU) && L->einit[L->hz[j].einit].op != WT_OP_NONE &&
+            wb_lit_eq(L->hz[j].lit, wb_imm((uint32_t)-1, 0)))
+            minus1 = L->hz[j].v;
+    int dec_at = L->iu_dec_row, wr_at = last + L->iu_wr_row, n = 2;
     int32_t first = passes - 1 - (wr_at <= dec_at);
     wb_ins in[3] = {swp_mk(WB_COPY, path, wb_imm((uint32_t)(passes - 1), 0), (wb_opnd){0}),
-                    swp_mk(WB_COPY, wb_vreg(count), wb_imm((uint32_t)first, 0), (wb_opnd){0}),
-                    swp_mk(WB_COPY, wb_vreg(minus1), wb_imm((uint32_t)-1, 0), (wb_opnd){0})};
-    for (int k = 0; k < 3; k++) {
+                    swp_mk(WB_COPY, wb_vreg(count), wb_imm((uint32_t)first, 0), (wb_opnd){0})};
+    if (!minus1) {
+        minus1 = wb_new_vreg(f, WB_V_IU);
+        in[n++] = swp_mk(WB_COPY, wb_vreg(minus1), wb_imm((uint32_t)-1, 0), (wb_opnd){0});
+    }
+    for (int k = 0; k < n; k++) {
         in[k].iu = 1;
         in[k].line = line;
         in[k].col = col;
