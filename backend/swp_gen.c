@@ -293,13 +293,15 @@ static void iu_loop_control(loop *L, int E, int K, int POST, int32_t passes, int
             wb_lit_eq(L->hz[j].lit, wb_imm((uint32_t)-1, 0)))
             minus1 = L->hz[j].v;
     int dec_at = L->iu_dec_row, wr_at = last + L->iu_wr_row, n = 2;
-    int32_t first = passes - 1 - (wr_at <= dec_at);
-    wb_ins in[3] = {swp_mk(WB_COPY, path, wb_imm((uint32_t)(passes - 1), 0), (wb_opnd){0}),
-                    swp_mk(WB_COPY, wb_vreg(count), wb_imm((uint32_t)first, 0), (wb_opnd){0})};
+    wb_ins in[4] = {swp_mk(WB_COPY, path, wb_imm((uint32_t)(passes - 1), 0), (wb_opnd){0}),
+                    swp_mk(WB_COPY, wb_vreg(count), wb_imm((uint32_t)(passes - 1), 0), (wb_opnd){0})};
     if (!minus1) {
         minus1 = wb_new_vreg(f, WB_V_IU);
         in[n++] = swp_mk(WB_COPY, wb_vreg(minus1), wb_imm((uint32_t)-1, 0), (wb_opnd){0});
     }
+    /* a write that reads the count before the pass's step (a kernel of one bundle)
+     * needs it one lower: a step in the entry rather than a second literal there */
+    if (wr_at <= dec_at) in[n++] = swp_mk(WT_OP_IADD, wb_vreg(count), wb_vreg(count), wb_vreg(minus1));
     for (int k = 0; k < n; k++) {
         in[k].iu = 1;
         in[k].line = line;
