@@ -415,7 +415,8 @@ typedef struct wb_module {
     /* The largest object in data memory, named when the program does not fit. */
     uint64_t largest_bytes;
     char largest[160];         /* "array 'a' of function 'f'" */
-    int leftward;              /* some cell receives from R or sends to L (wb_emit_assembly) */
+    int leftward;              /* the IU may not count loops: some cell receives from R or sends to
+                                  L, or cells may go different ways (wb_emit_assembly) */
 } wb_module;
 
 /* NULL, with a message in err, if the module's data layout is not the contract's. */
