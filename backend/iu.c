@@ -41,8 +41,8 @@ static int candidate(const wb_ins *in)
     }
     if (!wb_has_dest(op)) return 0;
     if (in->d.kind == WB_O_REG) {
-        if (wt_opnd_is_addr(in->d.v)) {
-            /* a host address */
+        if (wt_opnd_is_addr(in->d.v) || wt_opnd_is_path(in->d.v)) {
+            /* a host address, or a word for the cells (only the IU writes the path) */
         } else if (!(wt_opnd_is_feed(in->d.v) && op == WT_OP_HLD)) {
             return 0;
         }

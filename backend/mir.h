@@ -344,6 +344,7 @@ typedef struct wb_swp_options {
     const char *file;          /* the source file, for the report */
     int squeeze;               /* registers kept back from a pipelined loop (after a failed allocation) */
     wb_remarks *report;        /* a remark per loop, or NULL */
+    int iu;                    /* Warp with the interface unit: it may count the kernels' passes (@adr) */
 } wb_swp_options;
 
 /* Pipelines every single-block counted loop it can: the loop becomes an entry
@@ -430,6 +431,8 @@ typedef struct wb_module {
     /* The largest object in data memory, named when the program does not fit. */
     uint64_t largest_bytes;
     char largest[160];         /* "array 'a' of function 'f'" */
+    int leftward;              /* the IU may not count loops: some cell receives from R or sends to
+                                  L, or cells may go different ways (wb_emit_assembly) */
 } wb_module;
 
 /* NULL, with a message in err, if the module's data layout is not the contract's. */

@@ -364,11 +364,12 @@ int wb_regalloc(wb_func *f)
                     in->d = wb_reg(dead[id][i] ? WT_OPND_R0 : (unsigned)reg[in->d.v]);
             }
             /* Copies that became a register to itself, or to r0, do nothing; but a
-             * receive nobody reads must still take its word off the queue. */
+             * receive nobody reads (of a gate or the address path) must still take
+             * its word off the queue. */
             int m = 0;
             for (int i = 0; i < b->nins; i++) {
                 const wb_ins *in = &b->ins[i];
-                int from_gate = in->s[0].kind == WB_O_REG && wt_opnd_is_gate(in->s[0].v);
+                int from_gate = in->s[0].kind == WB_O_REG && (wt_opnd_is_gate(in->s[0].v) || wt_opnd_is_path(in->s[0].v));
                 if (in->op == WB_COPY && in->d.kind == WB_O_REG && !from_gate &&
                     (in->d.v == WT_OPND_R0 || wb_opnd_eq(in->d, in->s[0]))) {
                     wb_chain_dbg(f, m ? &b->ins[m - 1].dbg : &b->dbg_entry, in->dbg);

@@ -387,6 +387,7 @@ static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_in
         for (int k = 1; k < WT_NUCLASSES; k++) ws_buf_printf(&c, " %-4u", wt_class_issue(f->model, (wt_unit_class)k));
         if (f->model->gate_ops_per_clock) ws_buf_printf(&c, " %u\n", f->model->gate_ops_per_clock);
         else ws_buf_puts(&c, " -\n");
+        swp_plan_loop_control(&L, &ms);
         swp_info_iu(&L, count, &c);
         ws_buf_puts(&c, "        ;*\n");
         ws_buf_puts(&c, "        ;*      Searching for software pipeline schedule at ...\n");

@@ -90,6 +90,10 @@ typedef struct loop {
     int32_t *by_formula;  /* per vreg (swp_mark_live): an induction variable the pipeline does not
                              step, its value after the loop start + step * iterations; its step */
     uint8_t *formula;     /* per vreg: by_formula applies */
+    /* Warp: the interface unit counts the kernel's passes and the cells branch on the
+     * word it sends (swp_plan_loop_control): the kernel cycles (< II) of its
+     * decrement and of its write to the path, and the machine ops they take */
+    int iu_ctl, iu_dec_row, iu_dec_mop, iu_wr_row, iu_wr_mop;
 } loop;
 
 /* A loop's trip count in iterations of its (unrolled) body. */
@@ -178,6 +182,7 @@ int swp_spill_invariant(loop *L, int ii, uint64_t **after, ws_buf *log);
 int swp_new_block_before(wb_func *f, int before);
 int swp_kernel_unroll(const loop *L, int ii, int stages, const uint64_t *live_after);
 int swp_unroll_factor(const loop *L, int ii, const uint64_t *live_after);
+void swp_plan_loop_control(loop *L, const wb_msched *ms);
 void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_buf *info);
 
 /* swp_report.c */

@@ -208,6 +208,126 @@ static int entry_checks(loop *L, int block, int N, int small)
     return small;
 }
 
+/* Seed 002 (4.2): the IU does the loop control a loop's data do not decide and
+ * sends it to the cells along the address path; the cells only branch on it. A
+ * kernel with a known trip count runs m passes: the IU keeps its own count of
+ * them and writes, each pass, the word the next pass's branch reads (nonzero:
+ * again), the entry the first; the one word the last pass writes is read after
+ * the exit, so every loop leaves the path's queues as it found them. Each pass
+ * takes an IU add (ALU or memory unit) and an IU move (crossbar or ALU) and a word
+ * of the path: the rows of the modulo schedule where the IU has them free. Not
+ * where the trip count is computed on entry (the IU would compute it too: not
+ * yet), and not in a function that calls (iu.c keeps it all on the cells). */
+static int path_of(const wt_model *m)
+{
+    for (int p = 0; p < WT_NPATHS; p++)
+        if (wt_paths[p].model == m->id) return p;
+    return -1;
+}
+
+void swp_plan_loop_control(loop *L, const wb_msched *ms)
+{
+    wb_func *f = L->f;
+    int path = path_of(f->model), ii = ms->ii;
+    L->iu_ctl = 0;
+    if (!L->o->iu || !L->const_n || path < 0 || f->model->id != WT_MODEL_WARP) return;
+    for (int id = 0; id < f->nblocks; id++) {
+        const wb_block *b = f->blocks[id];
+        for (int i = 0; i < b->nins; i++)
+            if (b->ins[i].op == WT_OP_CALL) return;
+        if (b->term.op == WT_OP_CALL) return;
+    }
+    int (*used)[WB_NRES] = ws_xcalloc((size_t)ii, sizeof *used);
+    for (int i = 0; i < L->nop; i++) {
+        const bop *o = &L->op[i];
+        if (!o->live) continue;
+        int r = o->time % ii;
+        used[r][wb_res(o->mop, o->in.iu)]++;
+        if (wb_has_dest(o->in.op) && o->in.d.kind == WB_O_REG && wt_opnd_is_path(o->in.d.v))
+            used[r][WT_RES_PATH + (int)(o->in.d.v - WT_OPND_PATH)]++;
+    }
+    wt_op alt[WT_MAX_ALTS];
+    int dec = -1, wr = -1;
+    unsigned nalt = wb_mop_choices(WT_OP_IADD, 0, alt);
+    /* the step early and the write late: with the write after the step lands, the
+     * count starts at the first word (one literal for both) */
+    for (int r = 0; r < ii && dec < 0; r++)
+        for (unsigned k = 0; k < nalt && dec < 0; k++)
+            if (used[r][wb_res(alt[k], 1)] < wb_res_slots(f->model, wb_res(alt[k], 1))) {
+                dec = r;
+                L->iu_dec_mop = alt[k];
+                used[r][wb_res(alt[k], 1)]++;
+            }
+    nalt = wb_mop_choices(WB_COPY, 0, alt);
+    for (int r = ii - 1; r >= 0 && wr < 0; r--) {
+        if (used[r][WT_RES_PATH + path] >= wb_res_slots(f->model, WT_RES_PATH + path)) continue;
+        for (unsigned k = 0; k < nalt && wr < 0; k++)
+            if (used[r][wb_res(alt[k], 1)] < wb_res_slots(f->model, wb_res(alt[k], 1))) {
+                wr = r;
+                L->iu_wr_mop = alt[k];
+            }
+    }
+    free(used);
+    if (dec < 0 || wr < 0) return;
+    L->iu_ctl = 1;
+    L->iu_dec_row = dec;
+    L->iu_wr_row = wr;
+}
+
+/* The IU's count of the kernel's passes (swp_plan_loop_control), for `passes`
+ * passes: the entry sends the first pass's word and sets the count; each pass
+ * steps it in its first copy of the body and sends the next pass's word in its
+ * last (from cycle `last`); the kernel branches on the word; after the pipeline
+ * the cells read the word the last pass sent. A write that issues before the step
+ * lands reads the count before it. The step adds an IU register holding -1: one
+ * the pipeliner hoisted already if there is one (the entry's literal fields are
+ * shared with the cells'). */
+static void iu_loop_control(loop *L, int E, int K, int POST, int32_t passes, int last, unsigned line, unsigned col)
+{
+    wb_func *f = L->f;
+    wb_opnd path = wb_reg((unsigned)(WT_OPND_PATH + path_of(f->model)));
+    int count = wb_new_vreg(f, WB_V_IU), minus1 = 0;
+    for (int j = 0; j < L->nhz && !minus1; j++)
+        if ((f->vflags[L->hz[j].v] & WB_V_IU) && L->einit[L->hz[j].einit].op != WT_OP_NONE &&
+            wb_lit_eq(L->hz[j].lit, wb_imm((uint32_t)-1, 0)))
+            minus1 = L->hz[j].v;
+    int dec_at = L->iu_dec_row, wr_at = last + L->iu_wr_row, n = 2;
+    wb_ins in[4] = {swp_mk(WB_COPY, path, wb_imm((uint32_t)(passes - 1), 0), (wb_opnd){0}),
+                    swp_mk(WB_COPY, wb_vreg(count), wb_imm((uint32_t)(passes - 1), 0), (wb_opnd){0})};
+    if (!minus1) {
+        minus1 = wb_new_vreg(f, WB_V_IU);
+        in[n++] = swp_mk(WB_COPY, wb_vreg(minus1), wb_imm((uint32_t)-1, 0), (wb_opnd){0});
+    }
+    /* a write that reads the count before the pass's step (a kernel of one bundle)
+     * needs it one lower: a step in the entry rather than a second literal there */
+    if (wr_at <= dec_at) in[n++] = swp_mk(WT_OP_IADD, wb_vreg(count), wb_vreg(count), wb_vreg(minus1));
+    for (int k = 0; k < n; k++) {
+        in[k].iu = 1;
+        in[k].line = line;
+        in[k].col = col;
+        wb_append(f, E, &in[k]);
+    }
+    wb_ins step = swp_mk(WT_OP_IADD, wb_vreg(count), wb_vreg(count), wb_vreg(minus1));
+    step.iu = 1;
+    step.mop = (uint16_t)L->iu_dec_mop;
+    step.cycle = dec_at;
+    step.line = line;
+    step.col = col;
+    wb_append(f, K, &step);
+    wb_ins send = swp_mk(WB_COPY, path, wb_vreg(count), (wb_opnd){0});
+    send.iu = 1;
+    send.mop = (uint16_t)L->iu_wr_mop;
+    send.cycle = wr_at;
+    send.line = line;
+    send.col = col;
+    wb_append(f, K, &send);
+    wb_block *kb = f->blocks[K];
+    kb->term = swp_mk(WT_OP_BNZ, (wb_opnd){0}, path, (wb_opnd){0});
+    kb->term.mop = WT_OP_BNZ;
+    wb_ins drain = swp_mk(WB_COPY, wb_vreg(wb_new_vreg(f, 0)), path, (wb_opnd){0});
+    wb_append(f, POST, &drain);
+}
+
 void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_buf *info)
 {
     wb_func *f = L->f;
@@ -253,7 +373,7 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
     if (L->const_n) {
         /* known trip count (at least nmin: pipeline checked): no check */
         append(f, E, swp_mk(WB_COPY, wb_vreg(N), wb_imm((uint32_t)trips, 0), (wb_opnd){0}));
-        append(f, E, swp_mk(WB_COPY, wb_vreg(m), wb_imm((uint32_t)((trips - S + 1) / u), 0), (wb_opnd){0}));
+        if (!L->iu_ctl) append(f, E, swp_mk(WB_COPY, wb_vreg(m), wb_imm((uint32_t)((trips - S + 1) / u), 0), (wb_opnd){0}));
         append(f, E, swp_mk(WB_COPY, wb_vreg(r), wb_imm((uint32_t)((trips - S + 1) % u), 0), (wb_opnd){0}));
     } else {
         append(f, E, L->iv_step > 0 ? swp_mk(WT_OP_ISUB, wb_vreg(diff), L->bound, init) : swp_mk(WT_OP_ISUB, wb_vreg(diff), init, L->bound));
@@ -325,9 +445,13 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
     f->blocks[PRO]->fall = K;
     wb_block *kb = f->blocks[K];
     kb->len = u * ii;
-    kb->term = swp_mk(WT_OP_DBNZ, (wb_opnd){0}, wb_vreg(m), (wb_opnd){0});
+    if (L->iu_ctl) {
+        iu_loop_control(L, E, K, POST, (trips - S + 1) / u, (u - 1) * ii, line, col);
+    } else {
+        kb->term = swp_mk(WT_OP_DBNZ, (wb_opnd){0}, wb_vreg(m), (wb_opnd){0});
+        kb->term.mop = WT_OP_DBNZ;
+    }
     kb->term.target = K;
-    kb->term.mop = WT_OP_DBNZ;
     kb->term.cycle = u * ii - 1;
     kb->term.line = line;
     kb->term.col = col;

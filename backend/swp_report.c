@@ -82,12 +82,16 @@ void swp_memory_notes(const loop *L, ws_buf *c)
                       (long long)L->ctr_gmin, L->ctr_want);
 }
 
-/* The kernel's dbnz counts a trip count no data and no cell number decide:
- * seed 002 (4.2) has the IU count such loops and send the cells their branches
- * through the address path, which is not modelled yet. */
+/* A trip count no data and no cell number decide is the IU's to count (seed 002,
+ * 4.2): the cells branch on the word it sends along the address path
+ * (swp_plan_loop_control); where it cannot, the kernel's dbnz is loop control on
+ * the cells that the IU could do. */
 static void loop_control(const loop *L, ws_buf *c)
 {
-    if (L->n > 0)
+    if (L->iu_ctl)
+        ws_buf_printf(c, "        ;*      Loop control on the cells        : 0 (the IU counts the %d trips; the cells "
+                      "branch on @adr)\n", L->n);
+    else if (L->n > 0)
         ws_buf_printf(c, "        ;*      Loop control on the cells        : 1 the IU could do (dbnz; %d trips, known)\n",
                       L->n);
     else

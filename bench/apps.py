@@ -23,10 +23,11 @@ each with a host reference, compiled and run on both models.
 
 Inputs come from fixed seeds, written to a temporary directory at each run.
 References compute in single precision, one rounding an operation, in the order
-the cells do. On Warp the bound counts only the program's own operations: the
-host feeds and host addresses that every cell issues (there is no interface
-unit model yet) are not in it, and where they make a unit busier than the
-program's work the ratio shows it (see docs/apps.md)."""
+the cells do. On Warp the bound counts only the program's own operations: host
+feeds, host addresses and the loop control of pipelined loops with a known trip
+count are the interface unit's (backend/iu.c, backend/swp_gen.c; -fno-iu keeps
+them on the cells), and where what the cells still issue of them makes a unit
+busier than the program's work the ratio shows it (see docs/apps.md)."""
 import argparse
 import math
 import os

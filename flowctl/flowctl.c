@@ -208,6 +208,8 @@ typedef struct path {
     aval pathq[WT_NPATHS][PATH_WORDS]; /* the first cell's path queues: the words landed */
     int phead[WT_NPATHS], pcount[WT_NPATHS];
     aval path_now[WT_NPATHS];    /* the word the bundle being issued read from each path */
+    int pread[WT_NPATHS];        /* words this run has read from each path; -1 once ways that read
+                                    different numbers merged */
     evlog log;
 } path;
 
@@ -233,6 +235,12 @@ typedef struct an {
     uint8_t first;            /* the first cell: the IU fills its path queues */
     uint8_t path_values;      /* this run's path words are the first cell's: it runs the IU */
     uint8_t uses_cid;         /* cells differ: a run a cell */
+    /* The words the first cell's run read from each path, in order (each known where
+     * every way that read it agrees). Every cell reads the same words in the same
+     * order (each passes on what it reads), so another cell's i-th word is the first
+     * cell's i-th: its run, which does not run the IU, takes its words from here. */
+    aval *pseq[WT_NPATHS];
+    int npseq[WT_NPATHS], cappseq[WT_NPATHS];
     uint64_t budget, used;
     int32_t *ipdom;           /* per pc, cached */
     level lv[MAX_NEST];
@@ -534,6 +542,8 @@ static int step(an *A, path *P)
         /* read here, passed on to the next cell a mv's latency later */
         record(P, S_PATH + (int)k, pc, wt_ops[WT_OP_MV].latency[A->m->id]);
         P->path_now[k] = (aval){0, 0};
+        int i = P->pread[k];
+        if (i >= 0) P->pread[k]++;
         if (A->path_values) {
             P->fed[g]--;
             P->held[g]--;
@@ -542,6 +552,21 @@ static int step(an *A, path *P)
                 P->phead[k] = (P->phead[k] + 1) % PATH_WORDS;
                 P->pcount[k]--;
             }
+            if (A->first && A->uses_cid && i >= 0) {
+                /* reads go in order along a way: index i is the next one, or one another way read */
+                if (i == A->npseq[k]) {
+                    if (A->npseq[k] == A->cappseq[k]) {
+                        A->cappseq[k] = A->cappseq[k] ? 2 * A->cappseq[k] : 64;
+                        A->pseq[k] = ws_xrealloc(A->pseq[k], sizeof *A->pseq[k] * (size_t)A->cappseq[k]);
+                    }
+                    A->pseq[k][A->npseq[k]++] = P->path_now[k];
+                } else if (i < A->npseq[k]) {
+                    aval *w = &A->pseq[k][i];
+                    if (!P->path_now[k].k || w->v != P->path_now[k].v) w->k = 0;
+                }
+            }
+        } else if (i >= 0 && i < A->npseq[k]) {
+            P->path_now[k] = A->pseq[k][i];
         }
     }
     uint32_t next = pc + 1;
@@ -815,7 +840,7 @@ static int same_values(const an *A, const path *x, const path *y)
     for (int r = 1; r < WT_OPND_NREGS; r++)
         if (x->iureg[r].k != y->iureg[r].k || (x->iureg[r].k && x->iureg[r].v != y->iureg[r].v)) return 0;
     for (int k = 0; k < WT_NPATHS; k++) {
-        if (x->pcount[k] != y->pcount[k]) return 0;
+        if (x->pcount[k] != y->pcount[k] || x->pread[k] != y->pread[k]) return 0;
         for (int i = 0; i < x->pcount[k]; i++) {
             aval a = x->pathq[k][(x->phead[k] + i) % PATH_WORDS], c = y->pathq[k][(y->phead[k] + i) % PATH_WORDS];
             if (a.k != c.k || (a.k && a.v != c.v)) return 0;
@@ -838,6 +863,7 @@ static void merge_state(const an *A, path *x, const path *y)
         if (!y->iureg[r].k || x->iureg[r].v != y->iureg[r].v) x->iureg[r].k = 0;
     for (int k = 0; k < WT_NPATHS; k++) {
         /* words either way holds: the fewer (a read past them is unknown), each known where both agree */
+        if (x->pread[k] != y->pread[k]) x->pread[k] = -1;
         if (y->pcount[k] < x->pcount[k]) x->pcount[k] = y->pcount[k];
         for (int i = 0; i < x->pcount[k]; i++) {
             aval *a = &x->pathq[k][(x->phead[k] + i) % PATH_WORDS];
@@ -1266,14 +1292,16 @@ int wfc_analyse(const wfc_program *p, wfc_result *out)
     bound B = {INT64_MIN, INT64_MAX, {0}, {0}};
     for (int s = 0; rc == 0 && s + 1 < n; s++) {
         const evlog *left = &cell[uses_cid ? s : 0].log, *right = &cell[uses_cid ? s + 1 : 0].log;
-        for (int k = 0; k < WT_NPATHS && rc == 0; k++)
-            rc = check_link(&A, left, right, G_PATH + k, G_PATH + k, s, +1, &B);
         for (int ch = 0; ch < 2 && rc == 0; ch++) {
             /* rightward: cell s sends on gate XR/YR, cell s+1 reads queue XL/YL */
             rc = check_link(&A, left, right, WT_Q_XR + ch, WT_Q_XL + ch, s, +1, &B);
             /* leftward: cell s+1 sends on gate XL/YL, cell s reads queue XR/YR */
             if (rc == 0) rc = check_link(&A, right, left, WT_Q_XL + ch, WT_Q_XR + ch, s + 1, -1, &B);
         }
+        /* the path after the program's own words: where both bound the skew alike
+         * (the IU's loop control beside the data it counts), the data are named */
+        for (int k = 0; k < WT_NPATHS && rc == 0; k++)
+            rc = check_link(&A, left, right, G_PATH + k, G_PATH + k, s, +1, &B);
     }
     if (rc == 0) {
         out->skew_lo = B.lo;
@@ -1292,6 +1320,7 @@ int wfc_analyse(const wfc_program *p, wfc_result *out)
         }
     }
     for (int k = 0; k < done && k < runs; k++) path_free(&cell[k]);
+    for (int k = 0; k < WT_NPATHS; k++) free(A.pseq[k]);
     free(cell);
     free(A.code);
     free(A.ipdom);
