@@ -1081,6 +1081,32 @@ static int dir_align(as *A, dargs *d)
 }
 
 /* .word takes any number of values, so it reads its own list. */
+/* The next value of a directive's comma-separated list, trimmed, from *cur on: 1 and
+ * [*vs, *ve) set, then *cur past its comma (NULL after the last value); 0 when the
+ * list is done; -1 for an empty value, reported. A comma inside a quoted string
+ * belongs to the string. */
+static int next_value(as *A, const char **cur, const char *e, const char **vs, const char **ve)
+{
+    const char *p = *cur;
+    if (!p) return 0;
+    for (int in_str = 0; p < e; p++) {
+        if (in_str) {
+            if (*p == '\\' && p + 1 < e) p++;
+            else if (*p == '"') in_str = 0;
+        } else if (*p == '"') {
+            in_str = 1;
+        } else if (*p == ',') {
+            break;
+        }
+    }
+    *vs = *cur;
+    *ve = p;
+    trim(vs, ve);
+    *cur = p < e ? p + 1 : NULL;
+    if (*vs == *ve) return error_at(A, *vs, "expected a value");
+    return 1;
+}
+
 static int dir_word(as *A, const char *pos, const char *s, const char *e)
 {
     ws_buf *bytes = section_bytes(A);
@@ -1090,20 +1116,16 @@ static int dir_word(as *A, const char *pos, const char *s, const char *e)
                         A->sec == WAS_SEC_BSS ? " (use .zero in .bss)" : "");
     trim(&s, &e);
     if (s == e) return error_at(A, pos, "'.word' needs at least one value");
-    for (const char *start = s, *p = s;; p++) {
-        if (p < e && *p != ',') continue;
-        const char *vs = start, *ve = p;
-        trim(&vs, &ve);
-        if (vs == ve) return error_at(A, vs, "expected a value");
-        if (grow_section(A, vs, bytes->len + 4u) != 0) return -1;
+    const char *vs, *ve;
+    for (int more; (more = next_value(A, &s, e, &vs, &ve)) != 0;) {
+        if (more < 0 || grow_section(A, vs, bytes->len + 4u) != 0) return -1;
         lit L;
         if (parse_literal(A, vs, ve, 'x', &L) != 0) return -1;
         if (L.is_sym)
             add_reloc(rel, (uint32_t)bytes->len, WT_R_ABS32, L.sym, L.addend, A->line, (int)(vs - A->bol) + 1);
         put32(bytes, L.is_sym ? 0 : L.bits);
-        if (p == e) return 0;
-        start = p + 1;
     }
+    return 0;
 }
 
 /* A quoted string with C's escapes (\\ \" \n \t and octal \NNN, as the
@@ -1148,18 +1170,9 @@ static int dir_data(as *A, const char *name, const char *pos, const char *s, con
     int is_str = strcmp(name, ".ascii") == 0 || strcmp(name, ".asciz") == 0 || strcmp(name, ".string") == 0;
     trim(&s, &e);
     if (s == e) return error_at(A, pos, "'%s' needs at least one value", name);
-    int in_str = 0;
-    for (const char *start = s, *p = s;; p++) {
-        if (p < e && in_str) {
-            if (*p == '\\' && p + 1 < e) p++;
-            else if (*p == '"') in_str = 0;
-            continue;
-        }
-        if (p < e && *p == '"') in_str = 1;
-        if (p < e && *p != ',') continue;
-        const char *vs = start, *ve = p;
-        trim(&vs, &ve);
-        if (vs == ve) return error_at(A, vs, "expected a value");
+    const char *vs, *ve;
+    for (int more; (more = next_value(A, &s, e, &vs, &ve)) != 0;) {
+        if (more < 0) return -1;
         if (is_str) {
             if (parse_string(A, vs, ve, bytes) != 0) return -1;
             if (strcmp(name, ".ascii") != 0) ws_buf_append(bytes, "", 1);   /* .asciz, .string */
@@ -1181,9 +1194,8 @@ static int dir_data(as *A, const char *name, const char *pos, const char *s, con
             wd_sleb(bytes, v);
         }
         if (grow_section(A, vs, bytes->len) != 0) return -1;
-        if (p == e) return 0;
-        start = p + 1;
     }
+    return 0;
 }
 
 /* .section NAME [, "" [, @progbits]]: .text, .data and .bss by another name, or a
@@ -1228,19 +1240,16 @@ static int dir_iutable(as *A, const char *pos, const char *s, const char *e)
     uint32_t most = wt_model_get(WT_MODEL_WARP)->iu_table_words;
     trim(&s, &e);
     if (s == e) return error_at(A, pos, "'.iutable' needs at least one value");
-    for (const char *start = s, *p = s;; p++) {
-        if (p < e && *p != ',') continue;
-        const char *vs = start, *ve = p;
-        trim(&vs, &ve);
-        if (vs == ve) return error_at(A, vs, "expected a value");
+    const char *vs, *ve;
+    for (int more; (more = next_value(A, &s, e, &vs, &ve)) != 0;) {
+        if (more < 0) return -1;
         if (A->u.warp_iutab.len / 4 >= most)
             return error_at(A, vs, "more than %u entries in the interface unit's address table", most);
         int64_t v;
         if (parse_int(A, vs, ve, INT32_MIN, UINT32_MAX, &v) != 0) return -1;
         put32(&A->u.warp_iutab, (uint32_t)v);
-        if (p == e) return 0;
-        start = p + 1;
     }
+    return 0;
 }
 
 static int dir_zero(as *A, dargs *d)
