@@ -289,49 +289,6 @@ static int moves_leftward(LLVMModuleRef m)
     return 0;
 }
 
-/* Is v the same on every cell: made of constants alone, through operations other
- * than loads and calls (a received word, the cell's number, memory that may hold
- * either)? A phi in a cycle is taken as the same until shown otherwise, so a
- * counter stepped from a constant is. */
-static int same_on_every_cell(LLVMValueRef v, wb_ptrmap *seen, int depth)
-{
-    if (LLVMIsAConstant(v)) return 1;
-    if (!LLVMIsAInstruction(v) || depth > 64) return 0;
-    if (wb_ptrmap_get(seen, v) >= 0) return 1;
-    wb_ptrmap_put(seen, v, 1);
-    LLVMOpcode op = LLVMGetInstructionOpcode(v);
-    if (op == LLVMLoad || op == LLVMCall || op == LLVMAlloca) return 0;
-    int n = LLVMGetNumOperands(v);
-    for (int i = 0; i < n; i++) {
-        LLVMValueRef o = LLVMGetOperand(v, (unsigned)i);
-        if (LLVMIsABasicBlock(o)) continue;
-        if (!same_on_every_cell(o, seen, depth + 1)) return 0;
-    }
-    return 1;
-}
-
-/* The IU follows the first cell's way through the program and sends every cell
- * the words it counts: where cells may go different ways (a branch on a received
- * word, on the cell's number, on memory), a loop it counted for the first cell
- * might run on another cell a different number of times. */
-static int cells_may_diverge(LLVMModuleRef m)
-{
-    int diverge = 0;
-    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn && !diverge; fn = LLVMGetNextFunction(fn))
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !diverge; bb = LLVMGetNextBasicBlock(bb)) {
-            LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-            if (!t) continue;
-            if (LLVMIsASwitchInst(t)) {
-                diverge = 1;
-            } else if (LLVMIsABranchInst(t) && LLVMIsConditional(t)) {
-                wb_ptrmap seen = {0};
-                diverge = !same_on_every_cell(LLVMGetCondition(t), &seen, 0);
-                wb_ptrmap_free(&seen);
-            }
-        }
-    return diverge;
-}
-
 int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, char *err, size_t errlen)
 {
     if (!opts || !opts->model) {
@@ -343,7 +300,8 @@ int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, char 
     ws_buf head = {0}, text = {0}, frames = {0};
     uint32_t bundles = 0, data_bytes = 0;
     int rc = check_module(mod);
-    mod->leftward = opts->model->id == WT_MODEL_WARP && opts->iu && (moves_leftward(m) || cells_may_diverge(m));
+    mod->leftward = opts->model->id == WT_MODEL_WARP && opts->iu && moves_leftward(m);
+    if (opts->model->id == WT_MODEL_WARP && opts->iu) wb_find_divergent_blocks(mod);
     if (rc == 0) rc = wb_limit_call_depth(mod, opts->model);
     if (rc == 0) rc = wb_emit_module_header(mod, opts, &head);
     ws_buf_puts(&text, "        .text\n");

@@ -100,6 +100,7 @@ void wb_module_free(wb_module *mod)
 {
     if (!mod) return;
     wb_ptrmap_free(&mod->gnames);
+    wb_ptrmap_free(&mod->divergent);
     free(mod->names);
     ws_arena_free(&mod->arena);
     free(mod);
@@ -1910,8 +1911,11 @@ int wb_isel(wb_module *mod, LLVMValueRef fn, wb_func *f)
     for (int i = 0; i < n && rc == 0; i++) {
         S.cur = bb_entry(&S, order[i]);
         wb_place_block(f, S.cur);
+        int made = f->nblocks, divergent = wb_block_divergent(mod, order[i]);
         for (LLVMValueRef in = LLVMGetFirstInstruction(order[i]); in && rc == 0; in = LLVMGetNextInstruction(in))
             rc = sel_inst(&S, in, order[i]);
+        f->blocks[bb_entry(&S, order[i])]->divergent = divergent;
+        for (int id = made; id < f->nblocks; id++) f->blocks[id]->divergent = divergent;
     }
 done:
     free(order);

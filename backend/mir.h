@@ -84,6 +84,7 @@ typedef struct wb_block {
     const char *comment;  /* printed before the block's first bundle, or NULL */
     int dbg_entry;        /* -g: debug events at the block's start, 0 none */
     int ii;               /* a pipelined kernel: its II (one iteration starts every ii bundles) */
+    int divergent;        /* cells may run it different numbers of times (diverge.c): no IU loop control */
 } wb_block;
 
 enum { WB_V_SPILLTEMP = 1, WB_V_IU = 2 };  /* vreg flags; WB_V_IU: an interface unit value, never spilled */
@@ -432,7 +433,8 @@ typedef struct wb_module {
     uint64_t largest_bytes;
     char largest[160];         /* "array 'a' of function 'f'" */
     int leftward;              /* the IU may not count loops: some cell receives from R or sends to
-                                  L, or cells may go different ways (wb_emit_assembly) */
+                                  L (wb_emit_assembly) */
+    wb_ptrmap divergent;       /* blocks (and values, functions) cells may run differently (diverge.c) */
 } wb_module;
 
 /* NULL, with a message in err, if the module's data layout is not the contract's. */
@@ -455,6 +457,10 @@ int wb_gep_const_offset(wb_module *mod, LLVMValueRef gep, int64_t *off, LLVMType
  * (calls.c); -1 and an error if that cannot be done. Run before wb_isel. */
 int wb_limit_call_depth(wb_module *mod, const wt_model *model);
 int wb_isel(wb_module *mod, LLVMValueRef fn, wb_func *f);   /* isel.c, -1 on error */
+/* diverge.c: finds the blocks whose executions a received word, the cell's number
+ * or memory may decide (mod->divergent); the IU may count no loop there. */
+void wb_find_divergent_blocks(wb_module *mod);
+int wb_block_divergent(const wb_module *mod, LLVMBasicBlockRef bb);
 void wb_lower_phis(wb_func *f);                              /* phi.c */
 void wb_fold_gates(wb_func *f);                              /* gates.c */
 void wb_layout(wb_func *f);                                  /* layout.c */

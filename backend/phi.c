@@ -93,6 +93,7 @@ void wb_lower_phis(wb_func *f)
             b = f->blocks[id];
             emit_parallel_copy(f, nb, e);
             f->blocks[nb]->fall = e->succ;
+            f->blocks[nb]->divergent = b->divergent || f->blocks[e->succ]->divergent;
             if (wb_branches(b->term.op) && b->term.target == e->succ)
                 b->term.target = nb;
             else

@@ -94,6 +94,7 @@ typedef struct loop {
      * word it sends (swp_plan_loop_control): the kernel cycles (< II) of its
      * decrement and of its write to the path, and the machine ops they take */
     int iu_ctl, iu_dec_row, iu_dec_mop, iu_wr_row, iu_wr_mop;
+    const char *iu_why;   /* why not, for the report (NULL: not the IU's at all, as with -fno-iu) */
 } loop;
 
 /* A loop's trip count in iterations of its (unrolled) body. */

@@ -230,12 +230,20 @@ void swp_plan_loop_control(loop *L, const wb_msched *ms)
     wb_func *f = L->f;
     int path = path_of(f->model), ii = ms->ii;
     L->iu_ctl = 0;
+    L->iu_why = NULL;
     if (!L->o->iu || !L->const_n || path < 0 || f->model->id != WT_MODEL_WARP) return;
+    if (f->blocks[L->id]->divergent) {
+        L->iu_why = "the cells may run the loop different numbers of times";
+        return;
+    }
     for (int id = 0; id < f->nblocks; id++) {
         const wb_block *b = f->blocks[id];
-        for (int i = 0; i < b->nins; i++)
-            if (b->ins[i].op == WT_OP_CALL) return;
-        if (b->term.op == WT_OP_CALL) return;
+        int calls = b->term.op == WT_OP_CALL;
+        for (int i = 0; i < b->nins; i++) calls |= b->ins[i].op == WT_OP_CALL;
+        if (calls) {
+            L->iu_why = "the function calls";
+            return;
+        }
     }
     int (*used)[WB_NRES] = ws_xcalloc((size_t)ii, sizeof *used);
     for (int i = 0; i < L->nop; i++) {
@@ -268,7 +276,10 @@ void swp_plan_loop_control(loop *L, const wb_msched *ms)
             }
     }
     free(used);
-    if (dec < 0 || wr < 0) return;
+    if (dec < 0 || wr < 0) {
+        L->iu_why = dec < 0 ? "no IU adder free in the kernel" : "no IU move and path word free in the kernel";
+        return;
+    }
     L->iu_ctl = 1;
     L->iu_dec_row = dec;
     L->iu_wr_row = wr;

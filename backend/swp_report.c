@@ -92,8 +92,8 @@ static void loop_control(const loop *L, ws_buf *c)
         ws_buf_printf(c, "        ;*      Loop control on the cells        : 0 (the IU counts the %d trips; the cells "
                       "branch on @adr)\n", L->n);
     else if (L->n > 0)
-        ws_buf_printf(c, "        ;*      Loop control on the cells        : 1 the IU could do (dbnz; %d trips, known)\n",
-                      L->n);
+        ws_buf_printf(c, "        ;*      Loop control on the cells        : 1 the IU could do (dbnz; %d trips, known%s%s)\n",
+                      L->n, L->iu_why ? "; " : "", L->iu_why ? L->iu_why : "");
     else
         ws_buf_puts(c, "        ;*      Loop control on the cells        : 0 the IU could do (no constant trip count "
                     "found)\n");
