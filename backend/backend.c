@@ -71,13 +71,7 @@ static int after(pass_run *pr, wb_pass p)
 {
     if (pr->opts->print_after >> p & 1) dump(pr, "After", p);
     if (!pr->opts->verify_each) return 0;
-    ws_buf why = {0};
-    int rc = 0;
-    if (wb_verify(pr->f, pr->stage, &why) != 0)
-        rc = wb_error(pr->mod, "internal error: machine IR verifier, after %s: %.*s", wb_pass_names[p], (int)why.len,
-                      why.data);
-    ws_buf_free(&why);
-    return rc;
+    return wb_verify_after(pr->mod, pr->f, pr->stage, p);
 }
 
 static int run(pass_run *pr, wb_pass p, void (*pass)(wb_func *))
@@ -289,13 +283,14 @@ static int moves_leftward(LLVMModuleRef m)
     return 0;
 }
 
-int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, char *err, size_t errlen)
+int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, ws_diagnostic *err)
 {
+    *err = (ws_diagnostic){.severity = WS_ERROR};
     if (!opts || !opts->model) {
-        snprintf(err, errlen, "backend: no target model");
+        snprintf(err->message, sizeof err->message, "no target model");
         return -1;
     }
-    wb_module *mod = wb_module_new(m, err, errlen);
+    wb_module *mod = wb_module_new(m, err);
     if (!mod) return -1;
     ws_buf head = {0}, text = {0}, frames = {0};
     uint32_t bundles = 0, data_bytes = 0;

@@ -149,6 +149,19 @@ static long cg_inlined_sizes(const cgraph *g, const char *inl, long *size)
     return copied;
 }
 
+/* main's call that starts a chain `need` calls deep (main counts as one), where the
+ * message about the nesting points; NULL if there is none. */
+static LLVMValueRef deepest_call(const cgraph *g, int entry, int need)
+{
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(g->fn[entry]); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            if (!LLVMIsACallInst(in)) continue;
+            int callee = wb_ptrmap_get(&g->index, LLVMGetCalledValue(in));
+            if (callee >= 0 && g->height[callee] == need - 1) return in;
+        }
+    return NULL;
+}
+
 int wb_limit_call_depth(wb_module *mod, const wt_model *model)
 {
     LLVMValueRef main_fn = LLVMGetNamedFunction(mod->m, "main");
@@ -166,10 +179,11 @@ int wb_limit_call_depth(wb_module *mod, const wt_model *model)
         for (int i = 0; i < g.n && total <= INLINE_BUDGET; i++)
             if (!inl[i]) total += size[i];
         if (total > INLINE_BUDGET) {
-            rc = wb_error(mod,
-                          "calls nest %d deep, more than the %d the return stack holds, and inlining the "
-                          "innermost %d levels would make the program too large",
-                          need, room, excess);
+            LLVMValueRef call = deepest_call(&g, entry, need);
+            rc = wb_error_at(mod, call ? LLVMGetDebugLocLine(call) : 0, call ? LLVMGetDebugLocColumn(call) : 0,
+                             "calls nest %d deep, more than the %d the return stack holds, and inlining the "
+                             "innermost %d levels would make the program too large",
+                             need, room, excess);
         } else {
             unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
             unsigned never = LLVMGetEnumAttributeKindForName("noinline", 8);

@@ -18,14 +18,29 @@
 
 /* ---- Module state ---------------------------------------------------------------- */
 
-int wb_error(wb_module *mod, const char *fmt, ...)
+static int error_v(wb_module *mod, unsigned line, unsigned col, const char *fmt, va_list ap)
 {
     if (mod->failed) return -1;
     mod->failed = 1;
+    *mod->err = (ws_diagnostic){.line = (int)line, .col = line ? (int)col : 0, .severity = WS_ERROR};
+    vsnprintf(mod->err->message, sizeof mod->err->message, fmt, ap);
+    return -1;
+}
+
+int wb_error(wb_module *mod, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    int n = snprintf(mod->err, mod->errlen, "backend: ");
-    if (n >= 0 && (size_t)n < mod->errlen) vsnprintf(mod->err + n, mod->errlen - (size_t)n, fmt, ap);
+    error_v(mod, 0, 0, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int wb_error_at(wb_module *mod, unsigned line, unsigned col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    error_v(mod, line, col, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -59,12 +74,11 @@ static int symbol_ok(const char *s, size_t n)
     return !(n >= 2 && s[0] == '.' && s[1] == 'L');
 }
 
-wb_module *wb_module_new(LLVMModuleRef m, char *err, size_t errlen)
+wb_module *wb_module_new(LLVMModuleRef m, ws_diagnostic *err)
 {
     wb_module *mod = ws_xcalloc(1, sizeof *mod);
     mod->m = m;
     mod->err = err;
-    mod->errlen = errlen;
     mod->td = LLVMGetModuleDataLayout(m);
     if (LLVMPointerSize(mod->td) != 4) {
         wb_error(mod, "the module's pointers are not 32-bit (data layout '%s')", LLVMGetDataLayoutStr(m));
@@ -246,7 +260,9 @@ static int fail(isel *S, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return wb_error(S->mod, "function %s: %s", S->fname, msg);
+    /* The operation's own position: a construct the optimiser made (a memmove from a
+     * copying loop) is reported where the source wrote it. */
+    return wb_error_at(S->mod, S->line, S->col, "function %s: %s", S->fname, msg);
 }
 
 static int unsupported_type(isel *S, LLVMTypeRef t)

@@ -412,8 +412,9 @@ ws_graph wb_cfg(const wb_func *f, const uint8_t *keep);
 
 /* What has been done to the function so far: which invariants hold. */
 enum { WB_VERIFY_SCHEDULED = 1, WB_VERIFY_ALLOCATED = 2 };
-/* 0 if f holds the invariants of its stage; else -1 and the first fault in why. */
-int wb_verify(const wb_func *f, unsigned stage, ws_buf *why);
+/* 0 if f holds the invariants of its stage; else -1 and the first fault, located at
+ * the W2 line and column of the operation it is about (line 0: none, or not known). */
+int wb_verify(const wb_func *f, unsigned stage, ws_diagnostic *fault);
 
 /* ---- the passes, in the order backend.c runs them ---------------------------- */
 
@@ -421,8 +422,7 @@ int wb_verify(const wb_func *f, unsigned stage, ws_buf *why);
 typedef struct wb_module {
     LLVMModuleRef m;
     LLVMTargetDataRef td;
-    char *err;
-    size_t errlen;
+    ws_diagnostic *err;        /* the first error, for the driver to print */
     int failed;
     ws_arena arena;
     wb_ptrmap gnames;          /* global value -> index in names */
@@ -437,11 +437,18 @@ typedef struct wb_module {
     wb_ptrmap divergent;       /* blocks (and values, functions) cells may run differently (diverge.c) */
 } wb_module;
 
-/* NULL, with a message in err, if the module's data layout is not the contract's. */
-wb_module *wb_module_new(LLVMModuleRef m, char *err, size_t errlen);
+/* NULL, with the error in err, if the module's data layout is not the contract's. */
+wb_module *wb_module_new(LLVMModuleRef m, ws_diagnostic *err);
 void wb_module_free(wb_module *mod);
-/* Records the first error ("backend: ..."); later ones are dropped. Returns -1. */
+/* Records the first error; later ones are dropped. Returns -1. wb_error_at locates it
+ * at a W2 line and column (line 0: unknown), for an error about one operation. */
 int wb_error(wb_module *mod, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int wb_error_at(wb_module *mod, unsigned line, unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* -verify-each after a pass: 0, or -1 and wb_verify's fault as the module's error,
+ * naming the pass ("internal error: machine IR verifier, after PASS: ..."), located
+ * at the operation's W2 position. */
+int wb_verify_after(wb_module *mod, const wb_func *f, unsigned stage, wb_pass pass);
 /* Notes an object of data memory (a global, or a frame's variable in function fn,
  * NULL for globals), for the message when the program does not fit. */
 void wb_note_data_object(wb_module *mod, LLVMValueRef v, const char *fn, uint64_t bytes);

@@ -20,32 +20,38 @@
 typedef struct verifier {
     const wb_func *f;
     unsigned stage;
-    ws_buf *why;
+    ws_diagnostic *fault;
     int failed;
 } verifier;
 
 static void fault(verifier *V, const wb_block *b, const wb_ins *in, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Records the first fault only: later ones are usually its consequences. */
+/* Records the first fault only: later ones are usually its consequences. It is
+ * located at the operation's W2 position, so the message names the operation as the
+ * machine IR prints it but not where it is. */
 static void fault(verifier *V, const wb_block *b, const wb_ins *in, const char *fmt, ...)
 {
     if (V->failed++) return;
-    ws_buf_printf(V->why, "function %s", V->f->name);
-    if (b) ws_buf_printf(V->why, ", @B%d", b->id);
+    ws_buf why = {0};
+    ws_buf_printf(&why, "function %s", V->f->name);
+    if (b) ws_buf_printf(&why, ", @B%d", b->id);
     if (in) {
-        ws_buf_puts(V->why, ", '");
-        wb_format_ins(V->why, V->f, in, in->op, NULL, NULL);
-        ws_buf_puts(V->why, "'");
-        wb_put_position(V->why, in);
+        ws_buf_puts(&why, ", '");
+        wb_format_ins(&why, V->f, in, in->op, NULL, NULL);
+        ws_buf_puts(&why, "'");
     }
-    ws_buf_puts(V->why, ": ");
+    ws_buf_puts(&why, ": ");
     va_list ap;
     va_start(ap, fmt);
     char msg[256];
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    ws_buf_puts(V->why, msg);
+    ws_buf_puts(&why, msg);
+    unsigned line = in ? in->line : 0;
+    *V->fault = (ws_diagnostic){.line = (int)line, .col = line ? (int)in->col : 0, .severity = WS_ERROR};
+    snprintf(V->fault->message, sizeof V->fault->message, "%.*s", (int)why.len, why.data);
+    ws_buf_free(&why);
 }
 
 static int valid_block(const wb_func *f, int id) { return id >= 0 && id < f->nblocks && f->blocks[id]; }
@@ -263,9 +269,10 @@ static void check_defined(verifier *V)
     wb_live_free(live);
 }
 
-int wb_verify(const wb_func *f, unsigned stage, ws_buf *why)
+int wb_verify(const wb_func *f, unsigned stage, ws_diagnostic *fault)
 {
-    verifier V = {f, stage, why, 0};
+    verifier V = {f, stage, fault, 0};
+    *fault = (ws_diagnostic){.severity = WS_ERROR};
     check_cfg(&V);
     for (int id = 0; id < f->nblocks && !V.failed; id++) {
         const wb_block *b = f->blocks[id];
@@ -275,4 +282,12 @@ int wb_verify(const wb_func *f, unsigned stage, ws_buf *why)
     }
     if (!V.failed && !(stage & WB_VERIFY_ALLOCATED)) check_defined(&V);
     return V.failed ? -1 : 0;
+}
+
+int wb_verify_after(wb_module *mod, const wb_func *f, unsigned stage, wb_pass pass)
+{
+    ws_diagnostic fault;
+    if (wb_verify(f, stage, &fault) == 0) return 0;
+    return wb_error_at(mod, (unsigned)fault.line, (unsigned)fault.col, "internal error: machine IR verifier, after %s: %s",
+                       wb_pass_names[pass], fault.message);
 }

@@ -65,9 +65,12 @@ typedef struct wb_options {
  * a message in err. */
 int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen);
 
-/* Appends the module's assembly to out. 0 on success; else -1 and a message in err
- * naming the function and the construct it could not handle. */
-int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out,
-                     char *err, size_t errlen);
+/* Appends the module's assembly to out. 0 on success; else -1 and the error in err:
+ * its message names the function and the construct the backend could not handle (or
+ * the limit the program passes), and it is located at the W2 line and column of the
+ * operation it is about where the module carries them (line 0: the whole program, as
+ * a program too large for memory). The driver prints it as "backend: MESSAGE" about
+ * the file when it has no line. */
+int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, ws_diagnostic *err);
 
 #endif

@@ -215,14 +215,16 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
                         .no_swp = d->no_swp, .iu = d->iu, .no_flow_control = d->no_flow_control, .swp_report = d->remark_swp ? &remarks : NULL,
                         .print_before = d->print_before, .print_after = d->print_after,
                         .verify_each = d->verify_each};
-    int brc = wb_emit_assembly(m, &bopts, &asm_text, err, sizeof err);
+    ws_diagnostic berr;
+    int brc = wb_emit_assembly(m, &bopts, &asm_text, &berr);
     /* Remarks as clang prints them: on stderr, one per loop, "FILE:LINE: remark: ..." */
     for (size_t i = 0; i < remarks.n; i++)
         fprintf(stderr, "%s:%u: remark: %s [-Rpass=swp]\n", remarks.at[i].file, remarks.at[i].line,
                 remarks.at[i].message);
     wb_remarks_free(&remarks);
     if (brc != 0) {
-        ws_file_error(path, "%s", err);
+        if (berr.line) ws_emit(&diag, &berr);
+        else ws_file_error(path, "backend: %s", berr.message);
         goto done;
     }
     if (d->stop == STOP_ASSEMBLY) {

@@ -58,11 +58,11 @@ static void check_messages(const char *diags, const char *text, size_t size)
 /* The backend either writes assembly or says what it cannot do. */
 static void backend(LLVMModuleRef m, const wt_model *model, int opt, int debug_info, int assemble)
 {
-    char err[512] = "";
+    ws_diagnostic err;
     ws_buf out = {0};
     wb_options opts = {.model = model, .opt_level = opt, .debug_info = debug_info};
-    if (wb_emit_assembly(m, &opts, &out, err, sizeof err) != 0) {
-        fuzz_require(err[0] != 0, "the backend failed without a message (%s, -O%d)", model->name, opt);
+    if (wb_emit_assembly(m, &opts, &out, &err) != 0) {
+        fuzz_require(err.message[0] != 0, "the backend failed without a message (%s, -O%d)", model->name, opt);
     } else if (assemble) {
         ws_diag d;
         ws_diag_init(&d, "input.s", out.data, out.len);

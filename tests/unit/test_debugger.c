@@ -80,7 +80,8 @@ static void compile_w2(const char *path, int opt, const char *img)
     assert_int_equal(wb_optimize(m, opt, err, sizeof err), 0);
     wb_options bo = {.model = wt_model_get(WT_MODEL_WARP), .opt_level = opt, .debug_info = 1};
     ws_buf s = {0};
-    if (wb_emit_assembly(m, &bo, &s, err, sizeof err) != 0) fail_msg("%s", err);
+    ws_diagnostic berr;
+    if (wb_emit_assembly(m, &bo, &s, &berr) != 0) fail_msg("%s", berr.message);
     ws_buf_append(&s, "", 1);
     LLVMDisposeModule(m);
     LLVMContextDispose(ctx);

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mir.h"
@@ -58,10 +60,9 @@ static void allocate(fixture *x)
 /* The verifier's verdict at a stage, and its message. */
 static int verify(const fixture *x, unsigned stage, char *msg, size_t size)
 {
-    ws_buf why = {0};
-    int rc = wb_verify(x->f, stage, &why);
-    snprintf(msg, size, "%.*s", (int)why.len, why.data ? why.data : "");
-    ws_buf_free(&why);
+    ws_diagnostic fault;
+    int rc = wb_verify(x->f, stage, &fault);
+    if (snprintf(msg, size, "%s", fault.message) < 0) msg[0] = 0;
     return rc;
 }
 
@@ -214,6 +215,49 @@ static void test_ii_on_unpipelined_block(void **state)
     wb_func_free(x.f);
 }
 
+/* What -verify-each prints when a pass breaks the machine IR: the broken operation's
+ * W2 line and column, the pass, and the source line with a caret, as any error. */
+static void test_fault_after_a_pass_is_located(void **state)
+{
+    (void)state;
+    fixture x = build();
+    wb_block *b = x.f->blocks[0];
+    b->ins[0].line = 4, b->ins[0].col = 5;
+    b->ins[1].line = 5, b->ins[1].col = 10;
+    schedule(&x);
+    b->ins[1].cycle = 0;   /* as if the scheduler had put the add beside the copy */
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext("t", ctx);
+    LLVMSetDataLayout(m, "e-m:e-p:32:32-i64:32-f64:32-n32-S32");
+    ws_diagnostic err;
+    wb_module *mod = wb_module_new(m, &err);
+    assert_non_null(mod);
+    assert_int_equal(wb_verify_after(mod, x.f, WB_VERIFY_SCHEDULED, WB_PASS_SCHEDULE), -1);
+    static const char src[] = "module m (r out)\nfloat r;\ncellprogram (c : 0 : 0)\nbegin\n"
+                              "  y := x + x;\n  send (R, X, y, r)\nend\n";
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    ws_diag d;
+    ws_diag_init(&d, "t.w2", src, sizeof src - 1);
+    d.out = out;
+    ws_emit(&d, &err);
+    fclose(out);
+    char expected[512];
+    snprintf(expected, sizeof expected,
+             "t.w2:5:10: error: internal error: machine IR verifier, after schedule: function main, @B0, "
+             "'fadd %%2, %%1, %%1': reads %%1 at clock 0, before it is ready at clock %d\n"
+             "  y := x + x;\n"
+             "         ^\n",
+             wb_latency(x.f, WT_OP_MV));
+    assert_string_equal(text, expected);
+    free(text);
+    wb_module_free(mod);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    wb_func_free(x.f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_clock_outside_block),
         cmocka_unit_test(test_vreg_after_allocation),
         cmocka_unit_test(test_ii_on_unpipelined_block),
+        cmocka_unit_test(test_fault_after_a_pass_is_located),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

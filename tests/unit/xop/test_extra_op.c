@@ -134,9 +134,8 @@ static void test_scheduled_by_its_latency(void **state)
     const wb_block *b = f->blocks[blk];
     assert_int_equal(b->ins[2].mop, WT_OP_TAVG);
     assert_true(b->ins[3].cycle >= b->ins[2].cycle + 2);
-    ws_buf why = {0};
-    if (wb_verify(f, WB_VERIFY_SCHEDULED, &why) != 0) fail_msg("%.*s", (int)why.len, why.data);
-    ws_buf_free(&why);
+    ws_diagnostic why;
+    if (wb_verify(f, WB_VERIFY_SCHEDULED, &why) != 0) fail_msg("%s", why.message);
     wb_func_free(f);
 }
 
@@ -218,11 +217,10 @@ static void test_branch_in_the_backend_cfg(void **state)
     assert_int_equal(wb_succs(f->blocks[loop], succ), 2);
     assert_int_equal(succ[0], loop);
     assert_int_equal(succ[1], out);
-    ws_buf why = {0};
-    if (wb_verify(f, 0, &why) != 0) fail_msg("%.*s", (int)why.len, why.data);
+    ws_diagnostic why;
+    if (wb_verify(f, 0, &why) != 0) fail_msg("%s", why.message);
     f->blocks[loop]->term.target = 17;
     assert_int_not_equal(wb_verify(f, 0, &why), 0);
-    ws_buf_free(&why);
     wb_func_free(f);
 }
 
