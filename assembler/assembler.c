@@ -1081,24 +1081,31 @@ static int dir_align(as *A, dargs *d)
 }
 
 /* .word takes any number of values, so it reads its own list. */
-/* The next value of a directive's comma-separated list, trimmed, from *cur on: 1 and
- * [*vs, *ve) set, then *cur past its comma (NULL after the last value); 0 when the
- * list is done; -1 for an empty value, reported. A comma inside a quoted string
- * belongs to the string. */
-static int next_value(as *A, const char **cur, const char *e, const char **vs, const char **ve)
+/* The first stop character in [p, e) outside a quoted string (whose escapes it
+ * skips), or e. */
+static const char *find_unquoted(const char *p, const char *e, char stop)
 {
-    const char *p = *cur;
-    if (!p) return 0;
     for (int in_str = 0; p < e; p++) {
         if (in_str) {
             if (*p == '\\' && p + 1 < e) p++;
             else if (*p == '"') in_str = 0;
         } else if (*p == '"') {
             in_str = 1;
-        } else if (*p == ',') {
-            break;
+        } else if (*p == stop) {
+            return p;
         }
     }
+    return e;
+}
+
+/* The next value of a directive's comma-separated list, trimmed, from *cur on: 1 and
+ * [*vs, *ve) set, then *cur past its comma (NULL after the last value); 0 when the
+ * list is done; -1 for an empty value, reported. A comma inside a quoted string
+ * belongs to the string. */
+static int next_value(as *A, const char **cur, const char *e, const char **vs, const char **ve)
+{
+    if (!*cur) return 0;
+    const char *p = find_unquoted(*cur, e, ',');
     *vs = *cur;
     *ve = p;
     trim(vs, ve);
@@ -1335,23 +1342,6 @@ static void parse_directive(as *A, const char *s, const char *e)
 
 /* ---- Lines ----------------------------------------------------------------------- */
 
-/* Where the line's comment starts (a ';' outside a string), or its end. */
-static const char *comment_start(const char *p, const char *e)
-{
-    int in_str = 0;
-    for (; p < e; p++) {
-        if (in_str) {
-            if (*p == '\\' && p + 1 < e) p++;
-            else if (*p == '"') in_str = 0;
-        } else if (*p == '"') {
-            in_str = 1;
-        } else if (*p == ';') {
-            return p;
-        }
-    }
-    return e;
-}
-
 static void parse_line(as *A, const char *s, const char *e)
 {
     const char *p = skip_ws(s, e);
@@ -1552,7 +1542,7 @@ int was_assemble(const char *path, const char *text, size_t len, const was_optio
         const char *le = nl ? nl : end;
         A.line++;
         A.bol = p;
-        parse_line(&A, p, comment_start(p, le));
+        parse_line(&A, p, find_unquoted(p, le, ';'));   /* up to its comment */
         p = nl ? nl + 1 : end;
         if (diag->max_errors && diag->errors > diag->max_errors) break;
     }
