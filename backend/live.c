@@ -51,7 +51,7 @@ static int *group_by(const int *key, const int *val, size_t n, int nkeys, int **
     return grouped;
 }
 
-/* Per vreg, the blocks of the pairs. */
+/* Per vreg (per key: key_of), the blocks of the pairs. */
 static int *by_vreg(const pairs *p, int nv, int **at_out) { return group_by(p->v, p->b, p->n, nv, at_out); }
 
 /* Per block, the vregs of the pairs (the pairs come in ascending vreg order, so
@@ -121,9 +121,34 @@ static void walk_fixed(walker *w, const wb_block *b)
     free(fill);
 }
 
-wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *blocks, int nblocks)
+/* The key of vreg v in the solution: v itself, or with a list of tracked vregs
+ * its place there, so that the work per vreg is that of the list, not of every
+ * vreg of the function (a function of a thousand loops asks about each). */
+typedef struct keys {
+    const int *list;
+    int n;
+} keys;
+
+static int key_of(const keys *k, int v)
+{
+    if (!k->list) return v;
+    int lo = 0, hi = k->n - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (k->list[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static void pair_add_key(pairs *p, const keys *k, int b, int v) { pair_add(p, b, key_of(k, v)); }
+
+wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *tracked, int ntracked, const int *blocks,
+                        int nblocks)
 {
     int nb = f->nblocks, nv = f->nvregs > 0 ? f->nvregs : 1;
+    keys K = {track ? tracked : NULL, ntracked};
+    int nkeys = track ? (ntracked > 0 ? ntracked : 1) : nv;
     uint8_t *in_order = ws_xcalloc((size_t)nb + 1, 1);
     for (int oi = 0; oi < f->norder; oi++) in_order[f->order[oi]] = 1;
 
@@ -141,8 +166,8 @@ wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *block
         for (int e = 0; e < b->nedges; e++)
             for (int c = 0; c < b->edges[e].n; c++) {
                 int d = (int)b->edges[e].dst[c].v, s = (int)b->edges[e].src[c].v;
-                if (!track || track[d]) pair_add(&phidef, b->edges[e].succ, d);
-                if (wb_is_vreg(b->edges[e].src[c]) && (!track || track[s])) pair_add(&esrc, id, s);
+                if (!track || track[d]) pair_add_key(&phidef, &K, b->edges[e].succ, d);
+                if (wb_is_vreg(b->edges[e].src[c]) && (!track || track[s])) pair_add_key(&esrc, &K, id, s);
             }
         if (!in_order[id]) continue;
         w.ntouched = 0;
@@ -158,8 +183,8 @@ wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *block
         }
         for (int k = 0; k < w.ntouched; k++) {
             int v = w.touched[k];
-            if (w.mark[v] & 1u) pair_add(&gen, id, v);
-            if (w.mark[v] & 2u) pair_add(&kill, id, v);
+            if (w.mark[v] & 1u) pair_add_key(&gen, &K, id, v);
+            if (w.mark[v] & 2u) pair_add_key(&kill, &K, id, v);
             w.mark[v] = 0;
         }
     }
@@ -167,32 +192,32 @@ wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *block
     free(w.touched);
 
     int *gen_at, *kill_at, *phi_at, *esrc_at;
-    int *gen_b = by_vreg(&gen, nv, &gen_at), *kill_b = by_vreg(&kill, nv, &kill_at);
-    int *phi_b = by_vreg(&phidef, nv, &phi_at), *esrc_b = by_vreg(&esrc, nv, &esrc_at);
+    int *gen_b = by_vreg(&gen, nkeys, &gen_at), *kill_b = by_vreg(&kill, nkeys, &kill_at);
+    int *phi_b = by_vreg(&phidef, nkeys, &phi_at), *esrc_b = by_vreg(&esrc, nkeys, &esrc_at);
 
     /* predecessors in the layout */
     ws_graph cfg = wb_cfg(f, in_order), preds = ws_graph_reverse(&cfg);
     ws_graph_free(&cfg);
 
-    /* One vreg at a time; the stamps (v + 1) say "for vreg v" without clearing. */
+    /* One vreg at a time; the stamps (key + 1) say "for this vreg" without clearing. */
     int *killed = ws_xcalloc((size_t)nb + 1, sizeof *killed), *phi = ws_xcalloc((size_t)nb + 1, sizeof *phi);
     int *is_in = ws_xcalloc((size_t)nb + 1, sizeof *is_in), *is_out = ws_xcalloc((size_t)nb + 1, sizeof *is_out);
     int *work = ws_xcalloc((size_t)nb + 1, sizeof *work);
     pairs in = {0}, out = {0};
-    for (int v = 0; v < nv; v++) {
-        if (gen_at[v] == gen_at[v + 1] && esrc_at[v] == esrc_at[v + 1]) continue;
-        int st = v + 1;
-        for (int k = kill_at[v]; k < kill_at[v + 1]; k++) killed[kill_b[k]] = st;
-        for (int k = phi_at[v]; k < phi_at[v + 1]; k++) phi[phi_b[k]] = st;
+    for (int key = 0; key < nkeys; key++) {
+        if (gen_at[key] == gen_at[key + 1] && esrc_at[key] == esrc_at[key + 1]) continue;
+        int v = K.list ? K.list[key] : key, st = key + 1;
+        for (int k = kill_at[key]; k < kill_at[key + 1]; k++) killed[kill_b[k]] = st;
+        for (int k = phi_at[key]; k < phi_at[key + 1]; k++) phi[phi_b[k]] = st;
         int nw = 0;
-        for (int k = gen_at[v]; k < gen_at[v + 1]; k++) {
+        for (int k = gen_at[key]; k < gen_at[key + 1]; k++) {
             int b = gen_b[k];
             if (is_in[b] == st) continue;
             is_in[b] = st;
             pair_add(&in, b, v);
             work[nw++] = b;
         }
-        for (int k = esrc_at[v]; k < esrc_at[v + 1]; k++) {
+        for (int k = esrc_at[key]; k < esrc_at[key + 1]; k++) {
             int p = esrc_b[k];
             if (!in_order[p] || is_out[p] == st) continue;
             is_out[p] = st;
@@ -248,7 +273,7 @@ wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *block
     return l;
 }
 
-wb_live *wb_liveness(const wb_func *f) { return wb_liveness_in(f, NULL, NULL, 0); }
+wb_live *wb_liveness(const wb_func *f) { return wb_liveness_in(f, NULL, NULL, 0, NULL, 0); }
 
 int wb_live_has(const int *set, int n, int v)
 {

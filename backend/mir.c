@@ -181,7 +181,6 @@ wb_opnd wb_sym(const char *sym, int32_t addend)
     return (wb_opnd){.kind = WB_O_SYM, .sym = sym, .addend = addend};
 }
 
-int wb_is_vreg(wb_opnd o) { return o.kind == WB_O_VREG; }
 int wb_is_lit(wb_opnd o) { return o.kind == WB_O_IMM || o.kind == WB_O_SYM; }
 
 int wb_lit_eq(wb_opnd a, wb_opnd b)

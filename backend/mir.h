@@ -184,7 +184,8 @@ wb_opnd wb_vreg(int v);
 wb_opnd wb_reg(unsigned code);
 wb_opnd wb_imm(uint32_t bits, int isfloat);   /* 0 becomes r0 */
 wb_opnd wb_sym(const char *sym, int32_t addend);
-int wb_is_vreg(wb_opnd o);
+/* inline: the pipeliner asks it for every operand of every block it walks */
+static inline int wb_is_vreg(wb_opnd o) { return o.kind == WB_O_VREG; }
 int wb_is_lit(wb_opnd o);                     /* IMM or SYM: takes a literal field */
 int wb_opnd_eq(wb_opnd a, wb_opnd b);
 int wb_lit_eq(wb_opnd a, wb_opnd b);          /* would share a literal field */
@@ -366,9 +367,11 @@ typedef struct wb_live {
 /* Edges' pending copies count as defined on the edge (phis). */
 wb_live *wb_liveness(const wb_func *f);
 /* The same sets for the vregs v with track[v] set only (the others are in none),
- * given the blocks that read or write any of them (each once; NULL: all): the
- * cost is then theirs and the layout's, not the function's. */
-wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *blocks, int nblocks);
+ * listed in tracked (ascending, ntracked of them), given the blocks that read or
+ * write any of them (each once; NULL: all): the cost is then theirs and the
+ * layout's, not the function's. */
+wb_live *wb_liveness_in(const wb_func *f, const uint8_t *track, const int *tracked, int ntracked, const int *blocks,
+                        int nblocks);
 void wb_live_free(wb_live *l);
 static inline const int *wb_live_in(const wb_live *l, int id, int *n)
 {

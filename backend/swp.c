@@ -86,7 +86,7 @@ static void occ_read_block(occ_index *x, const wb_func *f, int id)
 }
 
 /* Covers every vreg and block of f, reading the blocks that changed since. */
-static void occ_update(occ_index *x, const wb_func *f)
+void swp_occ_update(occ_index *x, const wb_func *f)
 {
     if (f->nvregs > x->nv) {
         x->at = ws_xrealloc(x->at, sizeof *x->at * (size_t)f->nvregs);
@@ -122,6 +122,12 @@ static void occ_free(occ_index *x)
     free(x->seen);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 /* Liveness of the values the loop's blocks define, the only ones whose liveness
  * the pass asks about (what the body computes that is read after it, and what
  * if-conversion must keep on the way not taken), over the blocks where they occur:
@@ -130,8 +136,8 @@ static wb_live *loop_liveness(const wb_func *f, const nloop *lp, const occ_index
 {
     uint8_t *track = ws_xcalloc((size_t)f->nvregs + 1, 1);
     uint8_t *listed = ws_xcalloc((size_t)f->nblocks + 1, 1);
-    int *blocks = NULL, nblocks = 0;
-    size_t cap = 0;
+    int *blocks = NULL, nblocks = 0, *tracked = NULL, ntracked = 0;
+    size_t cap = 0, tcap = 0;
     for (int id = 0; id < lp->nin && id < f->nblocks; id++) {
         const wb_block *b = f->blocks[id];
         for (int i = -1; lp->in[id] && i < b->nins; i++) {
@@ -139,6 +145,8 @@ static wb_live *loop_liveness(const wb_func *f, const nloop *lp, const occ_index
             if (in->op == WT_OP_NONE || !wb_has_dest(in->op) || !wb_is_vreg(in->d) || track[in->d.v]) continue;
             int v = (int)in->d.v;
             track[v] = 1;
+            ws_grow(&tracked, &tcap, (size_t)ntracked + 1, sizeof *tracked);
+            tracked[ntracked++] = v;
             for (int k = 0; v < x->nv && k < x->n[v]; k++) {
                 int at = x->at[v][k];
                 if (listed[at]) continue;
@@ -148,7 +156,9 @@ static wb_live *loop_liveness(const wb_func *f, const nloop *lp, const occ_index
             }
         }
     }
-    wb_live *live = wb_liveness_in(f, track, blocks, nblocks);
+    qsort(tracked, (size_t)ntracked, sizeof *tracked, cmp_int);
+    wb_live *live = wb_liveness_in(f, track, tracked, ntracked, blocks, nblocks);
+    free(tracked);
     free(track);
     free(listed);
     free(blocks);
@@ -582,7 +592,7 @@ void wb_swp(wb_func *f, const wb_swp_options *o)
     int nl = swp_find_loops(f, &loops);
     int calls = swp_has_call(f);
     occ_index occ = {0};
-    occ_update(&occ, f);
+    swp_occ_update(&occ, f);
     for (int i = 0; i < nl; i++) {
         const nloop *lp = &loops[i];
         const wb_block *t = lp->latch >= 0 ? f->blocks[lp->latch] : NULL;
@@ -599,7 +609,7 @@ void wb_swp(wb_func *f, const wb_swp_options *o)
             trial plain = {0}, twice = {.beat = &plain};
             if (!pipeline(f, lp, o, &occ, 1, &plain) && !pipeline(f, lp, o, &occ, 2, &twice))
                 pipeline(f, lp, o, &occ, 1, NULL);
-            occ_update(&occ, f);
+            swp_occ_update(&occ, f);
         }
     }
     for (int i = 0; i < nl; i++) free(loops[i].in);

@@ -34,6 +34,9 @@ typedef struct occ_index {
     int *seen, stamp;     /* per block: walks that list each block once */
 } occ_index;
 
+/* Brings x up to date with f: new vregs, and the blocks that are new or changed length. */
+void swp_occ_update(occ_index *x, const wb_func *f);
+
 typedef struct loop {
     wb_func *f;
     occ_index *occ;       /* where each vreg occurs */

@@ -94,12 +94,16 @@ alias swp_resolve(const loop *L, int v)
  * (through the copies read_body eliminated); -1 if it does not read it. */
 int swp_live_out_dist(const loop *L, const uint64_t *live_after, int v)
 {
+    /* by the words of the set: few values are read after a loop, and a function
+     * of a thousand loops has tens of thousands of vregs */
     int d = -1;
-    for (int y = 1; y < L->nv; y++) {
-        if (!wb_bit(live_after, y) || (L->def[y] < 0 && !L->al[y].v)) continue;
-        alias a = swp_resolve(L, y);
-        if (a.v == v && a.dist > d) d = a.dist;
-    }
+    for (int w = 0; w < (L->nv + 63) / 64; w++)
+        for (uint64_t bits = live_after[w]; bits; bits &= bits - 1) {
+            int y = w * 64 + __builtin_ctzll(bits);
+            if (y == 0 || y >= L->nv || (L->def[y] < 0 && !L->al[y].v)) continue;
+            alias a = swp_resolve(L, y);
+            if (a.v == v && a.dist > d) d = a.dist;
+        }
     return d;
 }
 
@@ -296,12 +300,25 @@ static int step_forms(const loop *L, int v, wb_opnd o, int dist, wb_aff out[2], 
 /* A body value that is a stepped counter (wb_counter): each iteration adds a
  * constant m, or m + g. The in-place butterfly's pointer, which a restart
  * (if j = h then p := p + h) makes no induction variable. */
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 static int find_counter(loop *L)
 {
-    for (int v = 1; v < L->nv; v++) {
-        if (!is_body_value(L, wb_vreg(v))) continue;
-        int op = L->op[L->def[v]].in.op;
-        if (op != WT_OP_IADD && op != WT_OP_ISUB) continue;
+    /* the body's adds and subtracts, by vreg: the lowest that is a counter wins
+     * (a walk of every vreg of the function cost its size for each loop) */
+    int *cand = ws_xcalloc((size_t)L->nop + 1, sizeof *cand), ncand = 0;
+    for (int i = 0; i < L->nop; i++) {
+        const wb_ins *in = &L->op[i].in;
+        if ((in->op == WT_OP_IADD || in->op == WT_OP_ISUB) && is_body_value(L, in->d) && L->def[in->d.v] == i)
+            cand[ncand++] = (int)in->d.v;
+    }
+    qsort(cand, (size_t)ncand, sizeof *cand, cmp_int);
+    for (int c = 0; c < ncand; c++) {
+        int v = cand[c];
         wb_aff s[2];
         if (step_forms(L, v, wb_vreg(v), 0, s, 8) != 2 || s[0].p != 1 || s[1].p != 1) continue;
         s[0].p = s[1].p = 0;
@@ -310,8 +327,10 @@ static int find_counter(loop *L)
         if (!wb_aff_add(&L->ctr.g, &s[1 - k], &s[k], -1)) continue;
         L->ctr_v = v;
         L->ctr.m = s[k].c;
+        free(cand);
         return 1;
     }
+    free(cand);
     L->ctr_v = 0;
     return 0;
 }

@@ -30,6 +30,12 @@ static void put(const gen *G, int block, const bop *o, int im, int cycle)
     wb_append(L->f, block, &in);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 static int ilog2(int u)
 {
     int k = 0;
@@ -139,10 +145,20 @@ static int preheader(const loop *L)
     return p;
 }
 
-/* Does any block outside the loop write register v? */
-static int written_before(const loop *L, int v)
+/* Does a block outside the loop write register v? The blocks where v occurs are
+ * asked, not the function: a function of 500 inlined calls has a thousand loops,
+ * and a walk of it for each made this 60% of swp_generate. The index must be up
+ * to date (swp_generate brings it up to date on first need). */
+static int written_outside(const loop *L, int v)
 {
-    for (int id = 0; id < L->f->nblocks; id++) {
+    occ_index *x = L->occ;
+    int all = !x || v >= x->nv;
+    int n = all ? L->f->nblocks : x->n[v];
+    if (!all) x->stamp++;
+    for (int k = 0; k < n; k++) {
+        int id = all ? k : x->at[v][k];
+        if (!all && x->seen[id] == x->stamp) continue;
+        if (!all) x->seen[id] = x->stamp;
         const wb_block *b = L->f->blocks[id];
         if (id < L->nmember && L->member[id]) continue;
         for (int i = 0; i < b->nins; i++)
@@ -236,15 +252,9 @@ void swp_plan_loop_control(loop *L, const wb_msched *ms)
         L->iu_why = "the cells may run the loop different numbers of times";
         return;
     }
-    for (int id = 0; id < f->nblocks; id++) {
-        const wb_block *b = f->blocks[id];
-        int calls = b->term.op == WT_OP_CALL;
-        for (int i = 0; i < b->nins; i++) calls |= b->ins[i].op == WT_OP_CALL;
-        if (calls) {
-            L->iu_why = "the function calls";
-            return;
-        }
-    }
+    /* A function that calls is never pipelined (wb_swp asks swp_has_call once), so
+     * no check for calls here: a walk of the function for each of its loops cost a
+     * thousand loops' function 8% of its compile. */
     int (*used)[WB_NRES] = ws_xcalloc((size_t)ii, sizeof *used);
     for (int i = 0; i < L->nop; i++) {
         const bop *o = &L->op[i];
@@ -345,13 +355,17 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
     int ii = ms->ii, S = ms->stages, u = swp_kernel_unroll(L, ii, S, live_after);
     gen G = {L, ii, S, u, NULL};
     G.names = ws_xcalloc((size_t)L->nv, sizeof *G.names);
+    int *named = ws_xcalloc((size_t)L->nop + 1, sizeof *named), nnamed = 0;   /* the vregs G.names names */
     for (int i = 0; i < L->nop; i++) {
         const bop *x = &L->op[i];
         if (!x->live || !wb_has_dest(x->in.op) || !is_body_value(L, x->in.d)) continue;
         int *nm = ws_arena_alloc(&f->arena, sizeof *nm * (size_t)u);
         for (int k = 0; k < u; k++) nm[k] = wb_new_vreg(f, 0);
+        if (!G.names[x->in.d.v]) named[nnamed++] = (int)x->in.d.v;
         G.names[x->in.d.v] = nm;
     }
+    /* in the order of the vregs, as the entry's copies are made */
+    qsort(named, (size_t)nnamed, sizeof *named, cmp_int);
     const wb_block *lb = L->body;
     unsigned line = swp_loop_line(lb), col = lb->term.line ? lb->term.col : 0;
     int P = preheader(L);
@@ -410,16 +424,24 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
         append(f, E, swp_mk(WT_OP_IDIVU, wb_vreg(m), wb_vreg(over), wb_imm((uint32_t)u, 0)));
         append(f, E, swp_mk(WT_OP_IMODU, wb_vreg(r), wb_vreg(over), wb_imm((uint32_t)u, 0)));
     }
-    for (int v = 1; v < L->nv; v++)
-        for (int j = 1; j <= MAX_DIST; j++) {
-            if (!G.names[v] || !INIT(L, v, j)) continue;
+    /* The entry's new code is in the occurrence index from here on; the copies
+     * below write only the pipeline's own names, which no INIT names. */
+    int indexed = 0;
+    for (int c = 0; c < nnamed; c++)
+        for (int j = 1, v = named[c]; j <= MAX_DIST; j++) {
+            if (!INIT(L, v, j)) continue;
             int from = INIT(L, v, j) > 0 ? INIT(L, v, j) : -INIT(L, v, j);
             /* a register nothing before the loop writes (a value the first
              * iteration assigns before it reads it, on every way through)
              * enters as 0: its value is never used, but it is defined */
             /* ...or one written elsewhere but not live into the loop (an
              * if-converted join value's old value, x = p ? t : x) */
-            int unused = !written_before(L, from) || !wb_live_has(L->entry_live, L->entry_n, from);
+            int unused = !wb_live_has(L->entry_live, L->entry_n, from);
+            if (!unused && L->occ && !indexed) {
+                swp_occ_update(L->occ, f);
+                indexed = 1;
+            }
+            if (!unused) unused = !written_outside(L, from);
             wb_opnd src = INIT(L, v, j) > 0 && unused ? wb_imm(0, 0) : wb_vreg(from);
             append(f, E2, swp_mk(WB_COPY, wb_vreg(name_of(&G, v, -j)), src, (wb_opnd){0}));
         }
@@ -566,5 +588,6 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
         if (L->const_n) qb->fall = -1;
     }
     free(formula_value);
+    free(named);
     free(G.names);
 }

@@ -40,3 +40,5 @@ config.substitutions.append(("%{vmem_limit}", "true" if sanitized else "ulimit -
 # a Debug build with every access checked, ten times slower or more, so it gets
 # ten times the seconds: it is there to find faults, not to time the compiler.
 config.substitutions.append(("%{cpu_limit_20}", "ulimit -t 200" if sanitized else "ulimit -t 20"))
+config.substitutions.append(("%{cpu_limit_4}", "ulimit -t 40" if sanitized else "ulimit -t 4"))
+config.substitutions.append(("%{cpu_limit_8}", "ulimit -t 80" if sanitized else "ulimit -t 8"))
