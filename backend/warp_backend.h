@@ -62,8 +62,8 @@ typedef struct wb_options {
 } wb_options;
 
 /* Runs LLVM's default<O1..3> pipeline (nothing at O0). 0 on success; else -1 and
- * a message in err. */
-int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen);
+ * the error in err, about the whole module (line 0) as wb_emit_assembly's are. */
+int wb_optimize(LLVMModuleRef m, int opt_level, ws_diagnostic *err);
 
 /* Appends the module's assembly to out. 0 on success; else -1 and the error in err:
  * its message names the function and the construct the backend could not handle (or
