@@ -321,10 +321,10 @@ int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, ws_di
             rc = wb_error(mod, "the program needs %u bundles; %s program memory holds %u", (unsigned)bundles,
                           opts->model->name, opts->model->prog_mem_bundles);
         else if (data_bytes > opts->model->data_mem_bytes)
-            rc = wb_error(mod,
-                          "the program needs %u bytes of data memory; %s has %u (the largest object: %s, %llu bytes)",
-                          (unsigned)data_bytes, opts->model->name, opts->model->data_mem_bytes, mod->largest,
-                          (unsigned long long)mod->largest_bytes);
+            rc = wb_error_at(mod, mod->largest_line, mod->largest_col,
+                             "the program needs %u bytes of data memory; %s has %u (the largest object: %s, %llu bytes)",
+                             (unsigned)data_bytes, opts->model->name, opts->model->data_mem_bytes, mod->largest,
+                             (unsigned long long)mod->largest_bytes);
     }
     if (rc == 0 && mod->dinfo) rc = wb_dinfo_emit(mod->dinfo, bundles, &text);
     if (rc == 0) {

@@ -45,10 +45,37 @@ int wb_error_at(wb_module *mod, unsigned line, unsigned col, const char *fmt, ..
     return -1;
 }
 
+/* The frontend's !w2.decl of a global or an alloca: 0 if it has none (an object
+ * the optimiser made, or a module from elsewhere). */
+static void declaration_of(LLVMValueRef v, unsigned *line, unsigned *col)
+{
+    *line = *col = 0;
+    LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(v));
+    unsigned kind = LLVMGetMDKindIDInContext(ctx, "w2.decl", 7);
+    LLVMValueRef node = NULL;
+    if (LLVMIsAInstruction(v)) {
+        node = LLVMGetMetadata(v, kind);
+    } else {
+        size_t n;
+        LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(v, &n);
+        for (unsigned i = 0; i < n; i++)
+            if (LLVMValueMetadataEntriesGetKind(entries, i) == kind)
+                node = LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(entries, i));
+        if (entries) LLVMDisposeValueMetadataEntries(entries);
+    }
+    if (!node || LLVMGetMDNodeNumOperands(node) != 2) return;
+    LLVMValueRef at[2];
+    LLVMGetMDNodeOperands(node, at);
+    if (!at[0] || !at[1] || !LLVMIsAConstantInt(at[0]) || !LLVMIsAConstantInt(at[1])) return;
+    *line = (unsigned)LLVMConstIntGetZExtValue(at[0]);
+    *col = (unsigned)LLVMConstIntGetZExtValue(at[1]);
+}
+
 void wb_note_data_object(wb_module *mod, LLVMValueRef v, const char *fn, uint64_t bytes)
 {
     if (bytes <= mod->largest_bytes) return;
     mod->largest_bytes = bytes;
+    declaration_of(v, &mod->largest_line, &mod->largest_col);
     size_t n;
     const char *name = LLVMGetValueName2(v, &n);
     LLVMTypeRef type = LLVMIsAAllocaInst(v) ? LLVMGetAllocatedType(v) : LLVMGlobalGetValueType(v);

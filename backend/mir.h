@@ -432,9 +432,11 @@ typedef struct wb_module {
     const char **names;
     int nnames;
     struct wb_dinfo *dinfo;    /* -g: DWARF collected function by function */
-    /* The largest object in data memory, named when the program does not fit. */
+    /* The largest object in data memory, named when the program does not fit, and
+     * reported at its declaration (!w2.decl; line 0: the module has none). */
     uint64_t largest_bytes;
     char largest[160];         /* "array 'a' of function 'f'" */
+    unsigned largest_line, largest_col;
     int leftward;              /* the IU may not count loops: some cell receives from R or sends to
                                   L (wb_emit_assembly) */
     wb_ptrmap divergent;       /* blocks (and values, functions) cells may run differently (diverge.c) */

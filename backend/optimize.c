@@ -64,17 +64,18 @@ static void bound_inlining(LLVMModuleRef m)
     }
 }
 
-int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen)
+int wb_optimize(LLVMModuleRef m, int opt_level, ws_diagnostic *err)
 {
+    *err = (ws_diagnostic){.severity = WS_ERROR};
     char *msg = NULL;
     if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
-        snprintf(err, errlen, "backend: invalid LLVM module: %s", msg ? msg : "(no message)");
+        snprintf(err->message, sizeof err->message, "invalid LLVM module: %s", msg ? msg : "(no message)");
         LLVMDisposeMessage(msg);
         return -1;
     }
     LLVMDisposeMessage(msg);
     if (opt_level < 0 || opt_level > 3) {
-        snprintf(err, errlen, "backend: no optimisation level %d (0 to 3)", opt_level);
+        snprintf(err->message, sizeof err->message, "no optimisation level %d (0 to 3)", opt_level);
         return -1;
     }
     if (opt_level == 0) return 0;
@@ -98,7 +99,7 @@ int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen)
     LLVMDisposePassBuilderOptions(o);
     if (e) {
         char *text = LLVMGetErrorMessage(e);
-        snprintf(err, errlen, "backend: LLVM optimisation failed: %s", text);
+        snprintf(err->message, sizeof err->message, "LLVM optimisation failed: %s", text);
         LLVMDisposeErrorMessage(text);
         return -1;
     }

@@ -62,15 +62,16 @@ typedef struct wb_options {
 } wb_options;
 
 /* Runs LLVM's default<O1..3> pipeline (nothing at O0). 0 on success; else -1 and
- * a message in err. */
-int wb_optimize(LLVMModuleRef m, int opt_level, char *err, size_t errlen);
+ * the error in err, about the whole module (line 0) as wb_emit_assembly's are. */
+int wb_optimize(LLVMModuleRef m, int opt_level, ws_diagnostic *err);
 
 /* Appends the module's assembly to out. 0 on success; else -1 and the error in err:
  * its message names the function and the construct the backend could not handle (or
  * the limit the program passes), and it is located at the W2 line and column of the
  * operation it is about where the module carries them (line 0: the whole program, as
- * a program too large for memory). The driver prints it as "backend: MESSAGE" about
- * the file when it has no line. */
+ * a program too large for program memory; data too large for data memory is located
+ * at its largest object's declaration). The driver prints it as "backend: MESSAGE"
+ * about the file when it has no line. */
 int wb_emit_assembly(LLVMModuleRef m, const wb_options *opts, ws_buf *out, ws_diagnostic *err);
 
 #endif

@@ -74,38 +74,35 @@ static void decode(const wfc_program *p, uint32_t pc, fbundle *b)
         b->obj_lo[k] = addr / 4;
         b->obj_hi[k] = end < nwords ? (uint32_t)end : nwords;
     }
-    b->target = in->target;
-    b->imm[0] = in->imm[0];
-    b->imm[1] = in->imm[1];
+    /* The cells' operations as target decodes them for the simulator; a bundle the
+     * simulator faults at ends the abstract run too. */
+    wt_dbundle db;
+    wt_decode_bundle(m, in, &db);
+    b->target = db.target;
+    b->imm[0] = db.imm[0];
+    b->imm[1] = db.imm[1];
+    b->clocks = db.clocks;
     if (p->iu_code) {
         b->iu_imm[0] = p->iu_code[pc].imm[0];
         b->iu_imm[1] = p->iu_code[pc].imm[1];
     }
+    b->bad = db.fault != WT_FAULT_NONE;
     fop stores[WT_NSLOTS];
     unsigned nstores = 0;
-    for (unsigned s = 0; s < WT_NSLOTS; s++) {
-        const wt_slot *sl = &in->slot[s];
-        if (sl->op == WT_OP_NONE) continue;
-        if (sl->op >= WT_NOPS || wt_ops[sl->op].uclass != wt_slot_layouts[s].uclass) {
-            b->bad = 1;
-            continue;
-        }
-        const wt_op_info *info = &wt_ops[sl->op];
-        /* The Warp has no double precision: the simulator stops at it. */
-        if (wt_kinds[info->kind].value == WT_VAL_DOUBLE) b->bad = 1;
-        wt_operands opnds;
-        wt_slot_operands(sl, &opnds);
-        if (opnds.bad) b->bad = 1;
-        fop o = {.op = (uint8_t)sl->op, .kind = (uint8_t)info->kind, .slot = (uint8_t)s,
-                 .lat = info->latency[m->id], .ivl = info->interval[m->id], .dst = opnds.dst,
-                 .a = opnds.src[0], .b = opnds.src[1], .c = opnds.src[2], .reads = opnds.reads};
+    for (unsigned i = 0; i < db.nops; i++) {
+        const wt_dop *d = &db.ops[i];
+        /* The abstract values are 32-bit words: a double (a fault on the Warp, which
+         * decoding found) ends the run on any model. */
+        if (wt_kinds[d->kind].value == WT_VAL_DOUBLE) b->bad = 1;
+        fop o = {.op = d->op, .kind = d->kind, .slot = d->slot, .lat = d->lat, .ivl = d->interval, .dst = d->dst,
+                 .a = d->src[0], .b = d->src[1], .c = d->src[2], .reads = d->reads};
         for (int k = 0; k < 3; k++) {
             if (!(o.reads >> k & 1)) continue;
-            if (wt_opnd_is_gate(opnds.src[k])) b->gate_rd |= (uint8_t)(1u << (opnds.src[k] - WT_OPND_GATE));
-            if (wt_opnd_is_path(opnds.src[k]))
-                b->gate_rd |= (uint8_t)(1u << (G_PATH + opnds.src[k] - WT_OPND_PATH));
-            if (opnds.src[k] == WT_OPND_CID) b->reads_cid = 1;
+            if (wt_opnd_is_gate(d->src[k])) b->gate_rd |= (uint8_t)(1u << (d->src[k] - WT_OPND_GATE));
+            if (wt_opnd_is_path(d->src[k])) b->gate_rd |= (uint8_t)(1u << (G_PATH + d->src[k] - WT_OPND_PATH));
+            if (d->src[k] == WT_OPND_CID) b->reads_cid = 1;
         }
+        /* the IU's operations go between the cells' stores and the rest */
         if (wt_kinds[o.kind].memory == WT_MEM_STORE) stores[nstores++] = o;
         else b->ops[b->nops++] = o;
     }
@@ -146,8 +143,6 @@ static void decode(const wfc_program *p, uint32_t pc, fbundle *b)
         iu_words++;
     }
     for (unsigned i = 0; i < nstores; i++) b->ops[b->nops++] = stores[i];
-    wt_bundle_use use = wt_insn_use(in);
-    b->clocks = (uint8_t)wt_bundle_clocks(m, &use);
     if (iu_words > b->clocks) b->clocks = (uint8_t)iu_words;
     for (unsigned k = 0; k < WT_NPATHS; k++) {
         unsigned need = (path_words[k] + wt_paths[k].per_clock - 1) / wt_paths[k].per_clock;

@@ -722,6 +722,18 @@ static void di_global(lowerer *lw, w2_var *v)
     LLVMGlobalSetMetadata(v->addr, LLVMGetMDKindIDInContext(lw->ctx, "dbg", 3), gve);
 }
 
+/* A cell variable's declaration, for the backend's report of a program whose data
+ * does not fit data memory: the debug information has it only under -g. */
+static void note_declaration(lowerer *lw, const w2_var *v)
+{
+    LLVMMetadataRef at[2] = {LLVMValueAsMetadata(i32_const(lw, v->loc.line)),
+                             LLVMValueAsMetadata(i32_const(lw, v->loc.col))};
+    LLVMMetadataRef node = LLVMMDNodeInContext2(lw->ctx, at, 2);
+    unsigned kind = LLVMGetMDKindIDInContext(lw->ctx, "w2.decl", 7);
+    if (LLVMIsAGlobalVariable(v->addr)) LLVMGlobalSetMetadata(v->addr, kind, node);
+    else LLVMSetMetadata(v->addr, kind, LLVMMetadataAsValue(lw->ctx, node));
+}
+
 static void di_local(lowerer *lw, w2_var *v, LLVMBasicBlockRef entry)
 {
     if (!lw->full_debug) return;
@@ -753,6 +765,7 @@ static void lower_function(lowerer *lw, LLVMValueRef fn, const char *name, w2_lo
     set_loc(lw, loc);
     for (w2_var *v = locals; v; v = v->next) {
         v->addr = LLVMBuildAlloca(lw->b, var_type(lw, v), v->name);
+        note_declaration(lw, v);
         di_local(lw, v, entry);
     }
     for (w2_var *v = locals; v; v = v->next) {
@@ -828,6 +841,7 @@ LLVMModuleRef w2_lower(w2_ctx *c, w2_program *prog, LLVMContextRef ctx)
             v->addr = LLVMAddGlobal(lw.m, t, v->name);
             LLVMSetLinkage(v->addr, LLVMInternalLinkage);
             LLVMSetInitializer(v->addr, LLVMConstNull(t));
+            note_declaration(&lw, v);
             di_global(&lw, v);
         } else {
             it->func->fn = LLVMAddFunction(lw.m, it->func->name, lw.t_fn);

@@ -44,87 +44,50 @@ static uint8_t src_index(unsigned o)
     return (uint8_t)o;
 }
 
-/* A source operand: 0 (r0) stands in for an invalid code after marking the bundle bad. */
-static uint8_t take_src(wsim_bundle *b, unsigned o)
-{
-    if (!wt_opnd_valid_src(o)) {
-        b->bad = WSIM_BAD_UNDEFINED;
-        return 0;
-    }
-    int g = wsim_gate_of(o);
-    if (g >= 0) b->gate_rd |= (uint8_t)(1u << g);
-    if (wt_opnd_is_ctl(o)) b->ctl_rd |= 1u << (o - WT_OPND_CTL);
-    return src_index(o);
-}
-
+/* The simulator's view of target's decoded bundle (wt_decode_bundle): sources as
+ * indices into the issue loop's src[] (decoding checked them), the gates read and
+ * written as masks and counts, and the events an issue schedules. */
 static void decode_bundle(const wt_model *m, const wt_insn *in, uint32_t pc, wsim_bundle *b)
 {
+    wt_dbundle db;
+    wt_decode_bundle(m, in, &db);
     memset(b, 0, sizeof *b);
-    b->target = in->target;
-    b->imm[0] = in->imm[0];
-    b->imm[1] = in->imm[1];
-    wsim_dop stores[WT_NSLOTS];
-    unsigned nstores = 0, waits = 0, agent = 0;
-    for (unsigned s = 0; s < WT_NSLOTS; s++) {
-        const wt_slot *sl = &in->slot[s];
-        if (sl->op == WT_OP_NONE) continue;
-        if (sl->op >= WT_NOPS || wt_ops[sl->op].uclass != wt_slot_layouts[s].uclass) {
-            b->bad = WSIM_BAD_UNDEFINED;
-            continue;
-        }
-        const wt_op_info *info = &wt_ops[sl->op];
-        wsim_dop d = {
-            .op = (uint8_t)sl->op, .kind = (uint8_t)info->kind, .slot = (uint8_t)s,
-            .uclass = (uint8_t)info->uclass, .lat = info->latency[m->id],
-            .interval = info->interval[m->id],
-        };
-        wt_operands opnds;
-        wt_slot_operands(sl, &opnds);
-        if (opnds.bad) b->bad = WSIM_BAD_UNDEFINED;
-        unsigned o = d.dst = opnds.dst;
-        int g = wsim_gate_of(o);
-        if (wt_opnd_is_path(o)) {
-            if (!opnds.bad) b->bad = WSIM_BAD_PATH_WRITE;
-        } else if (g >= 0) {
+    b->bad = db.fault;
+    b->target = db.target;
+    b->imm[0] = db.imm[0];
+    b->imm[1] = db.imm[1];
+    b->wait_op = db.wait_op;
+    b->slot_mask = db.slot_mask;
+    b->clocks = db.clocks;
+    b->nops = db.nops;
+    for (unsigned i = 0; i < db.nops; i++) {
+        const wt_dop *o = &db.ops[i];
+        wsim_dop *d = &b->ops[i];
+        *d = (wsim_dop){.op = o->op, .kind = o->kind, .slot = o->slot, .uclass = o->uclass, .dst = o->dst,
+                        .lat = o->lat, .interval = o->interval, .pair = o->pair};
+        int g = wsim_gate_of(o->dst);
+        if (g >= 0 && !wt_opnd_is_path(o->dst)) {   /* a cell writing @adr is a fault */
             b->out_mask |= (uint8_t)(1u << g);
             b->out_n[g]++;
-        } else if (wt_opnd_is_feed(o)) {
-            unsigned q = o - WT_OPND_FEED;
+        } else if (wt_opnd_is_feed(o->dst)) {
+            unsigned q = o->dst - WT_OPND_FEED;
             b->feed_mask |= (uint8_t)(1u << q);
             b->feed_n[q]++;
         }
-        agent |= wt_opnd_is_pgate(o) || wt_opnd_is_ctl(o);
-        uint8_t *srcs[3] = {&d.a, &d.b, &d.c};
-        for (int k = 0; k < 3; k++)
-            if (opnds.reads >> k & 1) *srcs[k] = opnds.pair >> k & 1 ? opnds.src[k] : take_src(b, opnds.src[k]);
-        d.pair = opnds.pair;
-        const wt_kind_info *K = &wt_kinds[info->kind];
-        if (K->value == WT_VAL_DOUBLE && !m->double_precision) b->bad = WSIM_BAD_NO_DOUBLE;
-        if (K->memory == WT_MEM_IU_TABLE) b->bad = WSIM_BAD_IU_ONLY;
-        if (K->value == WT_VAL_AGENT) {
-            agent = 1;
-            if (wt_op_marker((wt_op)d.op) != WT_MARK_DATA && wsim_gate_of(d.dst) < 0)
-                b->bad = WSIM_BAD_MARKER_DEST;
-            if (d.op == WT_OP_CREQ || d.op == WT_OP_EVWAIT) {
-                /* Whether they block is decided before the bundle dequeues anything. */
-                if (wsim_gate_of(sl->opnd[1]) >= 0 || wsim_gate_of(sl->opnd[2]) >= 0)
-                    b->bad = WSIM_BAD_CREQ_GATES;
-                b->wait_op = (uint8_t)(b->nops + 1);
-                waits++;
+        uint8_t *srcs[3] = {&d->a, &d->b, &d->c};
+        for (int k = 0; k < 3; k++) {
+            if (!(o->reads >> k & 1)) continue;
+            unsigned x = o->src[k];
+            if (o->pair >> k & 1) {
+                *srcs[k] = (uint8_t)x;
+                continue;
             }
+            int gk = wsim_gate_of(x);
+            if (gk >= 0) b->gate_rd |= (uint8_t)(1u << gk);
+            if (wt_opnd_is_ctl(x)) b->ctl_rd |= 1u << (x - WT_OPND_CTL);
+            *srcs[k] = src_index(x);
         }
-        b->slot_mask |= (uint16_t)(1u << s);
-        if (K->memory == WT_MEM_STORE) stores[nstores++] = d;
-        else b->ops[b->nops++] = d;
     }
-    for (unsigned i = 0; i < nstores; i++) b->ops[b->nops++] = stores[i];
-    if (b->gate_rd & 0x30 || b->ctl_rd) agent = 1;
-    if (waits > 1) b->bad = WSIM_BAD_TWO_WAITS;
-    if (agent && !m->logical_channels) b->bad = WSIM_BAD_NO_AGENT;
-    for (unsigned p = 0; p < WT_NPATHS; p++)
-        if ((b->gate_rd >> (WSIM_GATE_PATH + p) & 1) && wt_paths[p].model != m->id) b->bad = WSIM_BAD_NO_PATH;
-    wt_bundle_use use = wt_insn_use(in);
-    b->clocks = (uint8_t)wt_bundle_clocks(m, &use);
     unsigned ev = b->clocks > 1 ? b->clocks : 0;
     /* A gate's bus frees a word's time after the bundle: the cell wakes then. */
     for (unsigned g = 0; m->gate_word_clocks && g < WSIM_NGATES; g++) {

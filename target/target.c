@@ -285,6 +285,71 @@ wt_bundle_use wt_insn_use(const wt_insn *in)
     return u;
 }
 
+void wt_decode_bundle(const wt_model *m, const wt_insn *in, wt_dbundle *b)
+{
+    memset(b, 0, sizeof *b);
+    b->target = in->target;
+    for (int k = 0; k < WT_BUNDLE_LITERALS; k++) b->imm[k] = in->imm[k];
+    wt_dop stores[WT_NSLOTS];
+    unsigned nstores = 0, waits = 0, agent = 0, paths = 0;
+    for (unsigned s = 0; s < WT_NSLOTS; s++) {
+        const wt_slot *sl = &in->slot[s];
+        if (sl->op == WT_OP_NONE) continue;
+        if (sl->op >= WT_NOPS || wt_ops[sl->op].uclass != wt_slot_layouts[s].uclass) {
+            b->fault = WT_FAULT_UNDEFINED;
+            continue;
+        }
+        const wt_op_info *info = &wt_ops[sl->op];
+        const wt_kind_info *K = &wt_kinds[info->kind];
+        wt_operands o;
+        wt_slot_operands(sl, &o);
+        if (o.bad) b->fault = WT_FAULT_UNDEFINED;
+        wt_dop d = {.op = (uint8_t)sl->op, .kind = (uint8_t)info->kind, .slot = (uint8_t)s,
+                    .uclass = (uint8_t)info->uclass, .lat = info->latency[m->id],
+                    .interval = info->interval[m->id], .dst = o.dst, .reads = o.reads, .pair = o.pair};
+        if (wt_opnd_is_path(o.dst) && !o.bad) b->fault = WT_FAULT_PATH_WRITE;
+        agent |= wt_opnd_is_pgate(o.dst) || wt_opnd_is_ctl(o.dst);
+        for (int k = 0; k < 3; k++) {
+            d.src[k] = o.src[k];
+            if (!(o.reads >> k & 1) || (o.pair >> k & 1)) continue;
+            if (!wt_opnd_valid_src(o.src[k])) {
+                /* r0 stands in for it */
+                b->fault = WT_FAULT_UNDEFINED;
+                d.src[k] = 0;
+                continue;
+            }
+            agent |= wt_opnd_is_pgate(o.src[k]) || wt_opnd_is_ctl(o.src[k]);
+            if (wt_opnd_is_path(o.src[k])) paths |= 1u << (o.src[k] - WT_OPND_PATH);
+        }
+        if (K->value == WT_VAL_DOUBLE && !m->double_precision) b->fault = WT_FAULT_NO_DOUBLE;
+        if (K->memory == WT_MEM_IU_TABLE) b->fault = WT_FAULT_IU_ONLY;
+        if (K->value == WT_VAL_AGENT) {
+            agent = 1;
+            unsigned dst = d.dst;
+            int to_gate = wt_opnd_is_gate(dst) || wt_opnd_is_pgate(dst) || wt_opnd_is_path(dst);
+            if (wt_op_marker((wt_op)d.op) != WT_MARK_DATA && !to_gate) b->fault = WT_FAULT_MARKER_DEST;
+            if (d.op == WT_OP_CREQ || d.op == WT_OP_EVWAIT) {
+                /* Whether they block is decided before the bundle dequeues anything. */
+                for (int k = 1; k <= 2; k++)
+                    if (wt_opnd_is_gate(sl->opnd[k]) || wt_opnd_is_pgate(sl->opnd[k]) || wt_opnd_is_path(sl->opnd[k]))
+                        b->fault = WT_FAULT_CREQ_GATES;
+                b->wait_op = (uint8_t)(b->nops + 1);
+                waits++;
+            }
+        }
+        b->slot_mask |= (uint16_t)(1u << s);
+        if (K->memory == WT_MEM_STORE) stores[nstores++] = d;
+        else b->ops[b->nops++] = d;
+    }
+    for (unsigned i = 0; i < nstores; i++) b->ops[b->nops++] = stores[i];
+    if (waits > 1) b->fault = WT_FAULT_TWO_WAITS;
+    if (agent && !m->logical_channels) b->fault = WT_FAULT_NO_AGENT;
+    for (unsigned p = 0; p < WT_NPATHS; p++)
+        if ((paths >> p & 1) && wt_paths[p].model != m->id) b->fault = WT_FAULT_NO_PATH;
+    wt_bundle_use use = wt_insn_use(in);
+    b->clocks = (uint8_t)wt_bundle_clocks(m, &use);
+}
+
 static const struct { wt_op op, alt; } alternatives[] = {
 #define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem)
 #define WT_ALT(id, other) {WT_OP_##id, WT_OP_##other},

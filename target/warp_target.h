@@ -366,6 +366,53 @@ void wt_slot_operands(const wt_slot *sl, wt_operands *o);
  * A slot whose operation is not of its unit class is skipped (decoding refuses it). */
 wt_bundle_use wt_insn_use(const wt_insn *in);
 
+/* ---- A bundle decoded for running it ------------------------------------------ */
+
+/* Why a bundle cannot run on a model: the simulator faults when it issues one, and
+ * flow control's abstract run stops there. */
+typedef enum wt_bundle_fault {
+    WT_FAULT_NONE,
+    WT_FAULT_UNDEFINED,     /* an undefined operation or operand code, or an operation in
+                               another class's slot */
+    WT_FAULT_MARKER_DEST,   /* a marker written to a register, not an output gate */
+    WT_FAULT_CREQ_GATES,    /* creq or evwait reading a gate */
+    WT_FAULT_TWO_WAITS,     /* two creq or evwait */
+    WT_FAULT_NO_AGENT,      /* the iWarp agent's gates, control registers or operations on
+                               a model without logical channels */
+    WT_FAULT_NO_DOUBLE,     /* a double operation on a model without double precision */
+    WT_FAULT_NO_PATH,       /* a read of an address path the model has not */
+    WT_FAULT_PATH_WRITE,    /* a cell writing the address path (only the IU does) */
+    WT_FAULT_IU_ONLY,       /* the IU's address table in a cell's bundle */
+    WT_NFAULTS
+} wt_bundle_fault;
+
+/* One operation of a decoded bundle: its operands as wt_slot_operands reads them, and
+ * the table's figures for the model. */
+typedef struct wt_dop {
+    uint8_t op, kind, slot, uclass;
+    uint8_t lat, interval;    /* on the model the bundle was decoded for */
+    uint8_t dst;              /* operand code written; 0: none */
+    uint8_t src[3];           /* source operand codes (a register pair: its first register) */
+    uint8_t reads, pair;      /* as wt_operands */
+} wt_dop;
+
+/* A cell's bundle as the simulator runs it and flow control abstracts it: the one
+ * walk over its slots both start from. Each keeps its own view on top: the
+ * simulator its source indices, gate masks and events, flow control the objects
+ * its literals name and the interface unit's bundle. */
+typedef struct wt_dbundle {
+    wt_dop ops[WT_NSLOTS];    /* in slot order, stores last: memory is written after every
+                                 read in the bundle */
+    uint8_t nops;
+    uint8_t fault;            /* wt_bundle_fault; of several, the one the last check found */
+    uint8_t clocks;           /* issue clocks by the resource model (wt_bundle_clocks) */
+    uint8_t wait_op;          /* 1 + index in ops of a creq or evwait, which may block; 0 */
+    uint16_t slot_mask;       /* slots with an operation */
+    uint16_t target;
+    uint32_t imm[WT_BUNDLE_LITERALS];
+} wt_dbundle;
+void wt_decode_bundle(const wt_model *m, const wt_insn *in, wt_dbundle *b);
+
 void wt_encode(const wt_insn *in, uint8_t out[WT_BUNDLE_BYTES]);
 /* 0 on success; -1 for an undefined opcode, a bad operand code or set reserved bits
  * (the bundle is then decoded as far as it goes). */

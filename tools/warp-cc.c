@@ -170,10 +170,17 @@ static char *read_source(const char *path, size_t *len)
     return text;
 }
 
+/* The backend's error: at the W2 position of what it is about, with the source line
+ * and a caret, or about the whole file. */
+static void report_backend_error(ws_diag *diag, const char *path, const ws_diagnostic *x)
+{
+    if (x->line) ws_emit(diag, x);
+    else ws_file_error(path, "backend: %s", x->message);
+}
+
 /* Compiles one .w2 file as far as the driver's stop stage asks, writing out_path. */
 static int compile_w2(driver *d, const char *path, const char *out_path)
 {
-    char err[512];
     size_t len;
     char *text = read_source(path, &len);
     if (!text) return -1;
@@ -200,8 +207,9 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
                       "instantiate), not both");
         goto done;
     }
-    if (wb_optimize(m, d->opt_level, err, sizeof err) != 0) {
-        ws_file_error(path, "%s", err);
+    ws_diagnostic berr;
+    if (wb_optimize(m, d->opt_level, &berr) != 0) {
+        report_backend_error(&diag, path, &berr);
         goto done;
     }
     if (d->stop == STOP_LLVM) {
@@ -215,7 +223,6 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
                         .no_swp = d->no_swp, .iu = d->iu, .no_flow_control = d->no_flow_control, .swp_report = d->remark_swp ? &remarks : NULL,
                         .print_before = d->print_before, .print_after = d->print_after,
                         .verify_each = d->verify_each};
-    ws_diagnostic berr;
     int brc = wb_emit_assembly(m, &bopts, &asm_text, &berr);
     /* Remarks as clang prints them: on stderr, one per loop, "FILE:LINE: remark: ..." */
     for (size_t i = 0; i < remarks.n; i++)
@@ -223,8 +230,7 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
                 remarks.at[i].message);
     wb_remarks_free(&remarks);
     if (brc != 0) {
-        if (berr.line) ws_emit(&diag, &berr);
-        else ws_file_error(path, "backend: %s", berr.message);
+        report_backend_error(&diag, path, &berr);
         goto done;
     }
     if (d->stop == STOP_ASSEMBLY) {

@@ -99,9 +99,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         LLVMModuleRef o0 = LLVMCloneModule(m);
         backend(o0, wt_model_get(WT_MODEL_WARP), 0, debug_info, 0);
         LLVMDisposeModule(o0);
-        char err[512] = "";
-        if (wb_optimize(m, 2, err, sizeof err) != 0) {
-            fuzz_require(err[0] != 0, "wb_optimize failed without a message");
+        ws_diagnostic err;
+        if (wb_optimize(m, 2, &err) != 0) {
+            fuzz_require(err.message[0] != 0, "wb_optimize failed without a message");
         } else {
             LLVMModuleRef copy = LLVMCloneModule(m);
             backend(copy, wt_model_get(WT_MODEL_WARP), 2, debug_info, 1);

@@ -198,11 +198,13 @@ static char *compile_ir(const char *ir, int opt, const char *model, int debug, c
         fail_msg("IR does not parse: %s", msg);
     }
     char *out = NULL;
-    if (wb_optimize(m, opt, err, errlen) == 0) {
+    ws_diagnostic e;
+    if (wb_optimize(m, opt, &e) != 0) {
+        if (snprintf(err, errlen, "backend: %s", e.message) < 0) err[0] = 0;
+    } else {
         wb_options o = {.model = wt_model_by_name(model), .opt_level = opt, .debug_info = debug, .no_swp = no_swp,
                         .swp_report = swp_report};
         ws_buf b = {0};
-        ws_diagnostic e;
         if (wb_emit_assembly(m, &o, &b, &e) == 0) {
             ws_buf_append(&b, "", 1);
             out = b.data;
@@ -1450,14 +1452,16 @@ static void test_optimize_keeps_loops_rolled(void **state)
         assert_true(count(s, "bz ") + count(s, "bnz ") >= 2);
         free(s);
     }
-    char err[256];
+    ws_diagnostic err;
     LLVMContextRef ctx = LLVMContextCreate();
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext("bad", ctx);
     LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
     LLVMValueRef fn = LLVMAddFunction(m, "main", fty);
     LLVMAppendBasicBlockInContext(ctx, fn, "entry");   /* no terminator: invalid */
-    assert_int_equal(wb_optimize(m, 2, err, sizeof err), -1);
-    assert_non_null(strstr(err, "invalid LLVM module"));
+    assert_int_equal(wb_optimize(m, 2, &err), -1);
+    assert_non_null(strstr(err.message, "invalid LLVM module"));
+    assert_int_equal(err.severity, WS_ERROR);
+    assert_int_equal(err.line, 0);   /* about the module, not a line of it */
     LLVMDisposeModule(m);
     LLVMContextDispose(ctx);
     no_swp = 0;

@@ -77,7 +77,8 @@ static void compile_w2(const char *path, int opt, const char *img)
     w2_options fo = {.debug_info = 1};
     LLVMModuleRef m = w2_compile(path, text, len, &fo, ctx, &diag);
     assert_non_null(m);
-    assert_int_equal(wb_optimize(m, opt, err, sizeof err), 0);
+    ws_diagnostic oerr;
+    if (wb_optimize(m, opt, &oerr) != 0) fail_msg("%s", oerr.message);
     wb_options bo = {.model = wt_model_get(WT_MODEL_WARP), .opt_level = opt, .debug_info = 1};
     ws_buf s = {0};
     ws_diagnostic berr;

@@ -473,6 +473,55 @@ static void test_gate_operations_of_a_bundle(void **state)
     assert_int_equal(wt_bundle_clocks(wt_model_get(WT_MODEL_WARP), &use), 1);
 }
 
+/* One decoded form of a bundle for the simulator and flow control: stores after
+ * every other operation (memory is written after the bundle's reads), the model's
+ * latencies, its issue clocks, and what keeps it from running on a model. */
+static void test_decoded_bundle_orders_times_and_faults(void **state)
+{
+    (void)state;
+    const wt_model *warp = wt_model_get(WT_MODEL_WARP), *iwarp = wt_model_get(WT_MODEL_IWARP);
+    wt_insn in = {0};
+    in.slot[WT_SLOT_M0] = (wt_slot){WT_OP_ST, {2, 1, 0, 0}};   /* st r2 -> [r1 + r0] */
+    in.slot[WT_SLOT_M1] = (wt_slot){WT_OP_LD, {3, 1, 0, 0}};   /* ld [r1] -> r3, a later slot */
+    in.slot[WT_SLOT_FA] = (wt_slot){WT_OP_FADD, {4, WT_OPND_GATE + WT_Q_XL, 5, 0}};
+    in.target = 7;
+    in.imm[1] = 42;
+    wt_dbundle b;
+    wt_decode_bundle(warp, &in, &b);
+    assert_int_equal(b.fault, WT_FAULT_NONE);
+    assert_int_equal(b.nops, 3);
+    assert_int_equal(b.ops[0].op, WT_OP_FADD);
+    assert_int_equal(b.ops[1].op, WT_OP_LD);
+    assert_int_equal(b.ops[2].op, WT_OP_ST);   /* last, though its slot comes before ld's */
+    assert_int_equal(b.ops[2].src[2], 2);      /* the value stored is c */
+    assert_int_equal(b.ops[0].src[0], WT_OPND_GATE + WT_Q_XL);
+    assert_int_equal(b.ops[0].lat, wt_ops[WT_OP_FADD].latency[WT_MODEL_WARP]);
+    assert_int_equal(b.slot_mask, 1u << WT_SLOT_M0 | 1u << WT_SLOT_M1 | 1u << WT_SLOT_FA);
+    assert_int_equal(b.target, 7);
+    assert_int_equal(b.imm[1], 42);
+    assert_int_equal(b.clocks, 1);
+    /* The same bundle with a double add: iWarp's, a fault on the Warp. */
+    in.slot[WT_SLOT_FA] = (wt_slot){WT_OP_DADD, {4, 6, 8, 0}};
+    wt_decode_bundle(iwarp, &in, &b);
+    assert_int_equal(b.fault, WT_FAULT_NONE);
+    assert_int_equal(b.ops[0].pair, 7);
+    wt_decode_bundle(warp, &in, &b);
+    assert_int_equal(b.fault, WT_FAULT_NO_DOUBLE);
+    /* creq may block; the agent is iWarp's */
+    in.slot[WT_SLOT_FA] = (wt_slot){0};
+    in.slot[WT_SLOT_A0] = (wt_slot){WT_OP_CREQ, {3, 1, 2, 0}};
+    wt_decode_bundle(iwarp, &in, &b);
+    assert_int_equal(b.fault, WT_FAULT_NONE);
+    assert_int_equal(b.wait_op, 1);
+    wt_decode_bundle(warp, &in, &b);
+    assert_int_equal(b.fault, WT_FAULT_NO_AGENT);
+    /* an operation in another class's slot is undefined, and left out */
+    in.slot[WT_SLOT_A0] = (wt_slot){WT_OP_FADD, {4, 5, 6, 0}};
+    wt_decode_bundle(iwarp, &in, &b);
+    assert_int_equal(b.fault, WT_FAULT_UNDEFINED);
+    assert_int_equal(b.nops, 2);
+}
+
 /* The resource model's legality check: slots by the encoding (NULL model) or by
  * what issues in a clock, and the literal fields, which equal literals share (the
  * caller counts only new ones). */
@@ -611,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_alternatives_come_from_the_table),
         cmocka_unit_test(test_interface_unit_and_link_are_resources),
         cmocka_unit_test(test_address_path_is_a_table_row),
+        cmocka_unit_test(test_decoded_bundle_orders_times_and_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
