@@ -40,8 +40,33 @@ typedef struct iu_pending {
     uint8_t reg;
 } iu_pending;
 
+/* Where an IU operation's result goes on the side that runs it. */
+enum { IU_TO_NONE, IU_TO_REG, IU_TO_FEED, IU_TO_ADDR, IU_TO_PATH };
+
+/* An IU operation as one side runs it, decided once: its sources as indices into the
+ * side's source array, its result's destination on this side. */
+typedef struct iu_dop {
+    uint8_t op, kind, lat, to;
+    uint8_t a, b, c;          /* src[] indices: a register, or IU_SRC_IMM0/1; unused ones are r0 */
+    uint8_t dst;              /* operand code */
+} iu_dop;
+
+/* An IU bundle as one side runs it: the feeds and path words it sends on this side,
+ * which the ready test and the link's clocks need before any operation runs. Pure
+ * operations and host loads whose result this side drops are gone; a division or
+ * table load stays for its fault. */
+typedef struct iu_bundle {
+    uint8_t nops, any, words, clocks;
+    uint8_t feed_n[WT_NQUEUES], path_n[WT_NPATHS];
+    iu_dop ops[WT_NSLOTS];
+} iu_bundle;
+
+/* The IU's registers, then the bundle's literals: every source is src[index]. */
+enum { IU_SRC_IMM0 = WT_OPND_NREGS, IU_SRC_IMM1, IU_SRC_N };
+
 struct wsim_iu_side {
-    uint32_t reg[WT_OPND_NREGS];
+    uint32_t src[IU_SRC_N];   /* r0 is never written: 0 */
+    iu_bundle *code;
     iu_pending *pend;
     size_t npend, cap;
     uint64_t bundles, words_in, addresses, link_clocks, path_words[WT_NPATHS];
@@ -64,11 +89,62 @@ int wsim_iu_check(const wt_model *m, const wt_insn *code, uint32_t ncode, char *
     return 0;
 }
 
-wsim_iu_side *wsim_iu_side_new(void) { return ws_xcalloc(1, sizeof(wsim_iu_side)); }
+static uint8_t iu_src(unsigned o)
+{
+    if (o == WT_OPND_IMM0) return IU_SRC_IMM0;
+    if (o == WT_OPND_IMM1) return IU_SRC_IMM1;
+    return (uint8_t)o;
+}
+
+/* IU bundle `in` as the side beside cell c runs it (wsim_iu_check accepted it). */
+static void decode_iu_bundle(const wsim *s, const wsim_cell *c, const wt_insn *in, iu_bundle *b)
+{
+    int first = c == &s->cells[0];
+    unsigned clocks = 1;
+    memset(b, 0, sizeof *b);
+    for (unsigned sl = 0; sl < WT_NSLOTS; sl++) {
+        const wt_slot *x = &in->slot[sl];
+        if (x->op == WT_OP_NONE) continue;
+        b->any = 1;
+        const wt_op_info *info = &wt_ops[x->op];
+        iu_dop d = {.op = (uint8_t)x->op, .kind = (uint8_t)info->kind, .lat = info->latency[s->model->id],
+                    .dst = x->opnd[0]};
+        for (const char *p = info->sig; *p; p++) {
+            if (*p == 'a' || *p == 'm') d.a = iu_src(x->opnd[1]);
+            if (*p == 'b' || *p == 'm') d.b = iu_src(x->opnd[2]);
+            if (*p == 'c') d.c = iu_src(x->opnd[3]);
+        }
+        unsigned o = x->opnd[0];
+        if (!wt_op_has_dest((wt_op)x->op)) d.to = IU_TO_NONE;
+        else if (wt_opnd_is_reg(o)) d.to = o ? IU_TO_REG : IU_TO_NONE;
+        else if (wt_opnd_is_feed(o) && (c->feed_live >> (o - WT_OPND_FEED) & 1)) {
+            d.to = IU_TO_FEED;
+            b->feed_n[o - WT_OPND_FEED]++;
+            b->words++;
+        } else if (wt_opnd_is_addr(o) && (c->addr_live >> (o - WT_OPND_ADDR) & 1)) d.to = IU_TO_ADDR;
+        else if (wt_opnd_is_path(o) && first) {
+            d.to = IU_TO_PATH;
+            unsigned p = o - WT_OPND_PATH, need = (++b->path_n[p] + wt_paths[p].per_clock - 1) / wt_paths[p].per_clock;
+            if (need > clocks) clocks = need;
+        }
+        if (d.to == IU_TO_NONE && d.kind != WT_K_DIV && d.kind != WT_K_TLOAD) continue;
+        b->ops[b->nops++] = d;
+    }
+    b->clocks = (uint8_t)(b->words > clocks ? b->words : clocks);
+}
+
+wsim_iu_side *wsim_iu_side_new(const wsim *s, const wsim_cell *c)
+{
+    wsim_iu_side *u = ws_xcalloc(1, sizeof *u);
+    u->code = ws_xcalloc(s->ncode ? s->ncode : 1, sizeof *u->code);
+    for (uint32_t pc = 0; pc < s->ncode; pc++) decode_iu_bundle(s, c, &s->prog.iu_code[pc], &u->code[pc]);
+    return u;
+}
 
 void wsim_iu_side_free(wsim_iu_side *u)
 {
     if (!u) return;
+    free(u->code);
     free(u->pend);
     free(u);
 }
@@ -79,117 +155,66 @@ static void land_due(wsim_iu_side *u, uint64_t t)
 {
     size_t keep = 0;
     for (size_t i = 0; i < u->npend; i++) {
-        if (u->pend[i].when <= t) u->reg[u->pend[i].reg] = u->pend[i].val;
+        if (u->pend[i].when <= t) u->src[u->pend[i].reg] = u->pend[i].val;
         else u->pend[keep++] = u->pend[i];
     }
     u->npend = keep;
 }
 
-static uint32_t source(const wsim_iu_side *u, const wt_insn *in, unsigned o)
-{
-    if (o == WT_OPND_IMM0) return in->imm[0];
-    if (o == WT_OPND_IMM1) return in->imm[1];
-    return u->reg[o];
-}
-
-/* The feeds of IU bundle pc that fill queues cell k faces, by queue. */
-static unsigned feeds(const wsim_cell *c, const wt_insn *in, unsigned n[WT_NQUEUES])
-{
-    unsigned total = 0;
-    memset(n, 0, WT_NQUEUES * sizeof *n);
-    for (unsigned s = 0; s < WT_NSLOTS; s++) {
-        const wt_slot *sl = &in->slot[s];
-        if (sl->op == WT_OP_NONE || !wt_op_has_dest((wt_op)sl->op) || !wt_opnd_is_feed(sl->opnd[0])) continue;
-        unsigned q = sl->opnd[0] - WT_OPND_FEED;
-        if (!(c->feed_live >> q & 1)) continue;
-        n[q]++;
-        total++;
-    }
-    return total;
-}
-
-/* The words IU bundle pc writes into each path of cell c: only the first cell's. */
-static unsigned path_words(const wsim *s, const wsim_cell *c, const wt_insn *in, unsigned n[WT_NPATHS])
-{
-    unsigned total = 0;
-    memset(n, 0, WT_NPATHS * sizeof *n);
-    if (c != &s->cells[0]) return 0;
-    for (unsigned sl = 0; sl < WT_NSLOTS; sl++) {
-        const wt_slot *x = &in->slot[sl];
-        if (x->op == WT_OP_NONE || !wt_op_has_dest((wt_op)x->op) || !wt_opnd_is_path(x->opnd[0])) continue;
-        n[x->opnd[0] - WT_OPND_PATH]++;
-        total++;
-    }
-    return total;
-}
-
 int wsim_iu_ready(const wsim *s, const wsim_cell *c, uint32_t pc, uint64_t t)
 {
-    unsigned n[WT_NQUEUES], np[WT_NPATHS];
-    if (feeds(c, &s->prog.iu_code[pc], n))
+    (void)s;
+    const iu_bundle *b = &c->iu->code[pc];
+    if (b->words)
         for (unsigned q = 0; q < WT_NQUEUES; q++)
-            if (n[q] && wca_queue_used_at(c->feedq[q], t) + n[q] > c->feedq[q]->cap) return 0;
-    if (path_words(s, c, &s->prog.iu_code[pc], np))
-        for (unsigned p = 0; p < WT_NPATHS; p++)
-            if (np[p] && wca_queue_used_at(&c->path[p], t) + np[p] > c->path[p].cap) return 0;
+            if (b->feed_n[q] && wca_queue_used_at(c->feedq[q], t) + b->feed_n[q] > c->feedq[q]->cap) return 0;
+    for (unsigned p = 0; p < WT_NPATHS; p++)
+        if (b->path_n[p] && wca_queue_used_at(&c->path[p], t) + b->path_n[p] > c->path[p].cap) return 0;
     return 1;
 }
 
 unsigned wsim_iu_issue(wsim *s, wsim_cell *c, uint32_t pc, uint64_t t)
 {
     wsim_iu_side *u = c->iu;
+    const iu_bundle *b = &u->code[pc];
     const wt_insn *in = &s->prog.iu_code[pc];
-    unsigned n[WT_NQUEUES], words = feeds(c, in, n), np[WT_NPATHS], clocks = 1;
-    int any = 0;
-    if (path_words(s, c, in, np))
-        for (unsigned p = 0; p < WT_NPATHS; p++) {
-            if (!np[p]) continue;
-            wca_queue *q = &c->path[p];
-            q->used += np[p];
-            if (q->used > c->path_peak[p]) c->path_peak[p] = q->used;
-            u->path_words[p] += np[p];
-            unsigned need = (np[p] + wt_paths[p].per_clock - 1) / wt_paths[p].per_clock;
-            if (need > clocks) clocks = need;
-        }
-    land_due(u, t);
-    for (unsigned s_ = 0; s_ < WT_NSLOTS; s_++) {
-        const wt_slot *sl = &in->slot[s_];
-        if (sl->op == WT_OP_NONE) continue;
-        any = 1;
-        const wt_op_info *info = &wt_ops[sl->op];
-        uint32_t A = 0, B = 0, C = 0, v = 0;
-        for (const char *p = info->sig; *p; p++) {
-            if (*p == 'a') A = source(u, in, sl->opnd[1]);
-            else if (*p == 'b') B = source(u, in, sl->opnd[2]);
-            else if (*p == 'c') C = source(u, in, sl->opnd[3]);
-            else if (*p == 'm') {
-                A = source(u, in, sl->opnd[1]);
-                B = source(u, in, sl->opnd[2]);
-            }
-        }
-        (void)C;
-        if (info->kind == WT_K_HLOAD) {
+    for (unsigned p = 0; p < WT_NPATHS; p++) {
+        if (!b->path_n[p]) continue;
+        wca_queue *q = &c->path[p];
+        q->used += b->path_n[p];
+        if (q->used > c->path_peak[p]) c->path_peak[p] = q->used;
+        u->path_words[p] += b->path_n[p];
+    }
+    if (b->nops) {
+        land_due(u, t);
+        u->src[IU_SRC_IMM0] = in->imm[0];
+        u->src[IU_SRC_IMM1] = in->imm[1];
+    }
+    for (const iu_dop *o = b->ops; o < b->ops + b->nops; o++) {
+        uint32_t A = u->src[o->a], B = u->src[o->b], C = u->src[o->c], v = 0;
+        if (o->kind == WT_K_HLOAD) {
             uint32_t addr = A + B;
             /* As a cell's host load: past host memory it reads 0. */
             v = (addr & 3) || s->host_size < 4 || addr > s->host_size - 4 ? 0 : wsim_load32(s->host + addr);
-        } else if (info->kind == WT_K_TLOAD) {
+        } else if (o->kind == WT_K_TLOAD) {
             uint32_t addr = A + B, words = s->model->iu_table_words;
             if ((addr & 3) || addr / 4 >= words) {
                 wsim_fault(s, (int)(c - s->cells), pc,
                            "interface unit %s at table offset 0x%x %s (its address table holds %u entries, "
                            "%u bytes)",
-                           info->name, addr, (addr & 3) ? "is misaligned" : "is outside the table", words, 4 * words);
+                           wt_ops[o->op].name, addr, (addr & 3) ? "is misaligned" : "is outside the table", words,
+                           4 * words);
                 return 1;
             }
             /* entries the image did not give are 0, as a table loaded with the microcode */
             v = addr / 4 < s->prog.iu_table_words ? s->prog.iu_table[addr / 4] : 0;
         } else {
-            if (info->kind == WT_K_DIV && B == 0) {
+            if (o->kind == WT_K_DIV && B == 0) {
                 wsim_fault(s, (int)(c - s->cells), pc, "integer division by zero (%s) in the interface unit",
-                           info->name);
+                           wt_ops[o->op].name);
                 return 1;
             }
-            switch (sl->op) {
+            switch (o->op) {
 #define WT_OP(id, mn, uc, code, sig, ity, lw, li, iw, ii, kind, sem)                                   \
     case WT_OP_##id:                                                                                   \
         if (WT_K_##kind == WT_K_PURE || WT_K_##kind == WT_K_DIV) v = (uint32_t)(sem);                 \
@@ -199,29 +224,29 @@ unsigned wsim_iu_issue(wsim *s, wsim_cell *c, uint32_t pc, uint64_t t)
             default: break;
             }
         }
-        unsigned d = sl->opnd[0], lat = info->latency[s->model->id];
-        if (wt_opnd_is_reg(d)) {
-            if (d == 0) continue;
+        switch (o->to) {
+        case IU_TO_REG:
             ws_grow(&u->pend, &u->cap, u->npend + 1, sizeof *u->pend);
-            u->pend[u->npend++] = (iu_pending){t + lat, v, (uint8_t)d};
-        } else if (wt_opnd_is_feed(d)) {
-            unsigned q = d - WT_OPND_FEED;
-            if (!(c->feed_live >> q & 1)) continue;
-            c->feedq[q]->used++;
+            u->pend[u->npend++] = (iu_pending){t + o->lat, v, o->dst};
+            break;
+        case IU_TO_FEED:
+            c->feedq[o->dst - WT_OPND_FEED]->used++;
             u->words_in++;
-            wsim_schedule_write(s, c, d, v, t + lat, pc);
-        } else if (wt_opnd_is_addr(d)) {
-            if (!(c->addr_live >> (d - WT_OPND_ADDR) & 1)) continue;
+            wsim_schedule_write(s, c, o->dst, v, t + o->lat, pc);
+            break;
+        case IU_TO_ADDR:
             u->addresses++;
-            wsim_schedule_write(s, c, d, v, t + lat, pc);
-        } else if (wt_opnd_is_path(d)) {
-            if (c != &s->cells[0]) continue;
-            wsim_schedule_write(s, c, d, v, t + lat, pc);
+            wsim_schedule_write(s, c, o->dst, v, t + o->lat, pc);
+            break;
+        case IU_TO_PATH:
+            wsim_schedule_write(s, c, o->dst, v, t + o->lat, pc);
+            break;
+        default: break;
         }
     }
-    u->bundles += any;
-    if (words > 1) u->link_clocks += words - 1;
-    return words > clocks ? words : clocks;
+    u->bundles += b->any;
+    if (b->words > 1) u->link_clocks += b->words - 1u;
+    return b->clocks;
 }
 
 void wsim_iu_print_stats(const wsim *s, FILE *out)

@@ -138,7 +138,9 @@ static void specialise(const wsim_bundle *full, unsigned live, wsim_bundle *b)
         b->ops[b->nops++] = d;
     }
     b->io = b->gate_rd || b->out_mask || b->feed_mask || b->wait_op || b->ctl_rd;
-    b->plain = !b->bad && !b->wait_op && !b->ctl_rd && !b->feed_mask && !(b->gate_rd >> WSIM_GATE_PATH);
+    /* A path read stays plain: paths are the Warp's (an iWarp bundle reading one is bad),
+     * and the plain Warp copy passes the word on. */
+    b->plain = !b->bad && !b->wait_op && !b->ctl_rd && !b->feed_mask;
     for (unsigned i = 0; i < b->nops; i++)
         if (b->ops[i].kind == WT_K_COMM || b->ops[i].kind == WT_K_DOUBLE || b->ops[i].wr == WSIM_WR_HOST)
             b->plain = 0;
@@ -350,7 +352,7 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
             s->code_for[c->feed_live] = v;
         }
         c->code = s->code_for[c->feed_live];
-        if (p->iu_code && c->feed_live) c->iu = wsim_iu_side_new();
+        if (p->iu_code && c->feed_live) c->iu = wsim_iu_side_new(s, c);
     }
     if (m->logical_channels) {
         return make_agents(s, p->comm, systolic, err, errlen);
@@ -597,8 +599,11 @@ void wsim_schedule_write(wsim *s, wsim_cell *c, unsigned dst, uint32_t val, uint
 }
 
 /* Path words pass a cell as a mv to a gate would: the next cell finds the word in its
- * queue a mv's latency plus a link's after the read (warp_ops.def, WT_PATH). */
-void wsim_path_pass(wsim *s, wsim_cell *c, unsigned g, wca_qword w, uint64_t t, uint64_t *horizon)
+ * queue a mv's latency plus a link's after the read (warp_ops.def, WT_PATH). Inline in
+ * the plain Warp issue: with the IU counting loops every inner cell's kernel reads
+ * @adr (bnz @adr), which would otherwise take the general path each iteration. */
+static inline __attribute__((always_inline)) void path_pass(wsim *s, wsim_cell *c, unsigned g, wca_qword w,
+                                                            uint64_t t, uint64_t *horizon)
 {
     unsigned p = g - WSIM_GATE_PATH;
     wca_queue *nq = c->path_next[p];
@@ -729,7 +734,7 @@ static inline __attribute__((always_inline)) int issue_impl(wsim *s, int k, wsim
             }
             if (!wca_queue_ready(q, t)) goto stall;
             /* a path's word read is passed on: the next cell's queue needs room */
-            if (!plain && b->in_g[i] >= WSIM_GATE_PATH) {
+            if (copy != ISSUE_PLAIN_IWARP && b->in_g[i] >= WSIM_GATE_PATH) {
                 const wca_queue *nq = c->path_next[b->in_g[i] - WSIM_GATE_PATH];
                 if (nq && wca_queue_used_at(nq, t) + 1 > nq->cap) goto stall;
             }
@@ -765,7 +770,7 @@ static inline __attribute__((always_inline)) int issue_impl(wsim *s, int k, wsim
             wca_qword w = wca_queue_take(q, t);
             c->src[SRC_GATE + g] = w.word;
             if (comm) wca_dequeued(comm, k, g, q, w.tag, t);
-            else if (!plain && g >= WSIM_GATE_PATH) wsim_path_pass(s, c, g, w, t, horizon);
+            else if (g >= WSIM_GATE_PATH) path_pass(s, c, g, w, t, horizon);
         }
         for (unsigned i = 0; i < n_out; i++) {
             unsigned g = b->out_g[i];

@@ -272,7 +272,8 @@ void wsim_schedule_write(wsim *s, wsim_cell *c, unsigned dst, uint32_t val, uint
  * finding room? wsim_iu_issue runs IU bundle pc beside it and returns the clocks the
  * pair takes (the IU link moves one word in a clock). */
 int wsim_iu_check(const wt_model *m, const wt_insn *code, uint32_t ncode, char *err, size_t errlen);
-wsim_iu_side *wsim_iu_side_new(void);
+/* The IU's side beside end cell c, its program decoded for that side (c's feed_live set). */
+wsim_iu_side *wsim_iu_side_new(const wsim *s, const wsim_cell *c);
 void wsim_iu_side_free(wsim_iu_side *u);
 int wsim_iu_ready(const wsim *s, const wsim_cell *c, uint32_t pc, uint64_t t);
 unsigned wsim_iu_issue(wsim *s, wsim_cell *c, uint32_t pc, uint64_t t);
@@ -300,8 +301,6 @@ static inline const char *wsim_gate_name(unsigned g)
     if (g >= WSIM_GATE_PATH) return wt_opnd_name(WT_OPND_PATH + g - WSIM_GATE_PATH);
     return wt_opnd_name(g < WT_NQUEUES ? WT_OPND_GATE + g : WT_OPND_PGATE + g - WT_NQUEUES);
 }
-/* Cell c passes on the word w of path gate g it took at clock t (sim.c). */
-void wsim_path_pass(wsim *s, wsim_cell *c, unsigned g, wca_qword w, uint64_t t, uint64_t *horizon);
 /* Why a cell's next bundle cannot issue at clock t; "" if it can. */
 void wsim_wait_reason(const wsim *s, int cell, uint64_t t, char *buf, size_t size);
 /* "FILE:LINE" of a program address through the program's callback; NULL if unknown. */
