@@ -182,6 +182,54 @@ static int64_t pipeline_clocks(int64_t n, int unroll, int ii, int stages)
     return (runs + stages - 1) * ii + left * (int64_t)stages * ii;
 }
 
+/* The clocks a loop with a known trip count takes pipelined with S stages:
+ * fill, kernel passes and drain, and each iteration left to the original loop
+ * its whole latency (as pipeline_clocks). INT64_MAX where it runs too few times. */
+static int64_t known_run_clocks(const loop *L, int ii, int S, const uint64_t *after)
+{
+    int64_t trips = swp_trips(L);
+    int u = swp_kernel_unroll(L, ii, S, after);
+    if (trips < S - 1 + u) return INT64_MAX;
+    int64_t runs = trips - S + 1;
+    return (2 * (S - 1) + runs / u * u) * (int64_t)ii + runs % u * (int64_t)S * ii;
+}
+
+/* The scheduler keeps each operation's row and numbers stages from row 0, so
+ * a schedule whose first operation issues late in its row has a stage more
+ * than its length needs, and the prologue starts with empty bundles. Moving
+ * every operation by the same number of clocks keeps the modulo table (its
+ * rows turn), so the stages can be the fewest the schedule's length allows or
+ * one more; with a known trip count the kernel's unrolling then leaves a
+ * different number of iterations to the original loop. This takes the one
+ * whose run is shortest, the scheduler's where none is shorter (conv2d's
+ * pixel loop: hoisting an IU operation moved the first one from row 0 to
+ * row 8 of II=9, 5 stages became 6 and two pixels a row ran unpipelined). */
+static void choose_stages(loop *L, wb_msched *ms, int nnodes, const uint64_t *after)
+{
+    if (!L->const_n || L->ncheck || L->ctr_used || nnodes <= 0) return;
+    int ii = ms->ii, lo = ms->time[0], hi = ms->time[0];
+    for (int i = 1; i < nnodes; i++) {
+        lo = ms->time[i] < lo ? ms->time[i] : lo;
+        hi = ms->time[i] > hi ? ms->time[i] : hi;
+    }
+    int fewest = (hi - lo) / ii + 1, best_first = lo, best_stages = ms->stages;
+    int64_t best = known_run_clocks(L, ii, ms->stages, after);
+    /* the first operation in row 0, or as early as gives one stage more (with
+     * II=1, a first stage of one empty bundle) */
+    int firsts[2] = {0, fewest * ii - (hi - lo)};
+    for (int k = 0; k < 2; k++) {
+        if (firsts[k] == lo) continue;
+        int S = (hi - lo + firsts[k]) / ii + 1;
+        int64_t c = known_run_clocks(L, ii, S, after);
+        if (c < best) best = c, best_first = firsts[k], best_stages = S;
+    }
+    if (best_first == lo) return;
+    for (int i = 0; i < nnodes; i++) ms->time[i] += best_first - lo;
+    for (int i = 0; i < L->nop; i++)
+        if (L->op[i].live) L->op[i].time += best_first - lo;
+    ms->stages = best_stages;
+}
+
 /* Pipelines the loop; with a trial, returns 0 to give it up (the function
  * unchanged), 1 when it did. */
 static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_index *occ, int unroll, trial *tr)
@@ -328,6 +376,7 @@ static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_in
         ws_buf_puts(&tried, "fewer iterations in flight\n");
         ii_from = ms.ii + 1;
     }
+    if (ok) choose_stages(&L, &ms, B.g.n, after);
     if (ok && L.const_n && swp_trips(&L) < ms.stages - 1 + swp_unroll_factor(&L, ms.ii, after)) {
         snprintf(L.whybuf, sizeof L.whybuf, "it runs %d times, fewer than the pipeline needs (%d at II=%d)", L.n,
                  (ms.stages - 1 + swp_unroll_factor(&L, ms.ii, after)) * (L.unroll > 1 ? L.unroll : 1), ms.ii);

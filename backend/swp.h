@@ -98,6 +98,7 @@ typedef struct loop {
      * decrement and of its write to the path, and the machine ops they take */
     int iu_ctl, iu_dec_row, iu_dec_mop, iu_wr_row, iu_wr_mop;
     const char *iu_why;   /* why not, for the report (NULL: not the IU's at all, as with -fno-iu) */
+    int iu_divergent;     /* the cells may run it different numbers of times: not the IU's to count */
 } loop;
 
 /* A loop's trip count in iterations of its (unrolled) body. */

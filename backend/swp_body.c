@@ -585,20 +585,25 @@ void swp_mark_live(loop *L, const uint64_t *live_after)
  * the body (a slot on its unit every iteration, and a step in the chain to the
  * load it addresses, which may cost a stage of fill and drain). Only values
  * read in the iteration that computes them: a read of an earlier iteration's
- * would, in the first, read what the register held before the loop. The
- * interface unit's operations stay (its registers are its own, iu.c). */
+ * would, in the first, read what the register held before the loop. An
+ * interface unit's operation of the IU's invariants goes to the entry as the
+ * IU's (its registers are its own, iu.c): conv3's row address y * 264, made
+ * again every pass, held an IU adder the IU's loop count needed. */
 void swp_hoist_invariants(loop *L, const uint64_t *live_after)
 {
     for (int i = 0; i < L->nop; i++) {
         bop *x = &L->op[i];
         const wb_ins *in = &x->in;
-        if (!x->live || x->in.iu || x->in.bundle_with || !wb_has_dest(in->op) || !wb_is_vreg(in->d) ||
+        if (!x->live || x->in.bundle_with || !wb_has_dest(in->op) || !wb_is_vreg(in->d) ||
             in->op >= WT_NOPS || wt_ops[in->op].kind != WT_K_PURE)
             continue;
+        int iu = in->iu != 0;
+        if (((L->f->vflags[in->d.v] & WB_V_IU) != 0) != iu) continue;
         int v = (int)in->d.v, ok = v != L->iv && !wb_bit(live_after, v) && swp_live_out_dist(L, live_after, v) < 0;
         for (int k = 0; k < wb_nsrc(in->op) && ok; k++)
             ok = !is_body_value(L, in->s[k]) && !is_gate_read(in->s[k]) &&
-                 !(wb_is_vreg(in->s[k]) && (L->f->vflags[in->s[k].v] & WB_V_IU));
+                 !(wb_is_vreg(in->s[k]) && ((L->f->vflags[in->s[k].v] & WB_V_IU) != 0) != iu) &&
+                 !(iu && in->s[k].kind == WB_O_REG && in->s[k].v != 0);
         for (int j = 0; j < L->nop && ok; j++)
             for (int k = 0; k < wb_nsrc(L->op[j].in.op) && ok; k++)
                 ok = !(L->op[j].live && is_body_value(L, L->op[j].in.s[k]) && (int)L->op[j].in.s[k].v == v &&
@@ -609,7 +614,7 @@ void swp_hoist_invariants(loop *L, const uint64_t *live_after)
         int t = 0;
         for (int e = 0; e < L->neinit && !t; e++) {
             const wb_ins *h = &L->einit[e];
-            if (h->op != in->op || !wb_is_vreg(h->d) || (L->f->vflags[h->d.v] & WB_V_IU)) continue;
+            if (h->op != in->op || !wb_is_vreg(h->d) || ((L->f->vflags[h->d.v] & WB_V_IU) != 0) != iu) continue;
             int same = 1;
             for (int k = 0; k < wb_nsrc(in->op); k++) same &= wb_opnd_eq(h->s[k], in->s[k]) && h->s[k].isfloat == in->s[k].isfloat;
             if (same) t = (int)h->d.v;

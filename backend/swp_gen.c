@@ -247,9 +247,10 @@ void swp_plan_loop_control(loop *L, const wb_msched *ms)
     int path = path_of(f->model), ii = ms->ii;
     L->iu_ctl = 0;
     L->iu_why = NULL;
+    L->iu_divergent = 0;
     if (!L->o->iu || !L->const_n || path < 0 || f->model->id != WT_MODEL_WARP) return;
     if (f->blocks[L->id]->divergent) {
-        L->iu_why = "the cells may run the loop different numbers of times";
+        L->iu_divergent = 1;
         return;
     }
     /* A function that calls is never pipelined (wb_swp asks swp_has_call once), so

@@ -85,12 +85,19 @@ void swp_memory_notes(const loop *L, ws_buf *c)
 /* A trip count no data and no cell number decide is the IU's to count (seed 002,
  * 4.2): the cells branch on the word it sends along the address path
  * (swp_plan_loop_control); where it cannot, the kernel's dbnz is loop control on
- * the cells that the IU could do. */
+ * the cells that the IU could do. Not where the cells may run the loop
+ * different numbers of times (matmul's line 40, cid times on cell cid): every
+ * cell reads the same path words, so no count the IU sends fits them all, and
+ * the dbnz is the cells' own work. */
 static void loop_control(const loop *L, ws_buf *c)
 {
     if (L->iu_ctl)
         ws_buf_printf(c, "        ;*      Loop control on the cells        : 0 (the IU counts the %d trips; the cells "
                       "branch on @adr)\n", L->n);
+    else if (L->n > 0 && L->iu_divergent)
+        ws_buf_printf(c, "        ;*      Loop control on the cells        : 1 not the IU's (dbnz; %d trips, known; the "
+                      "cells may run the loop different numbers of times, and every cell reads the same path words)\n",
+                      L->n);
     else if (L->n > 0)
         ws_buf_printf(c, "        ;*      Loop control on the cells        : 1 the IU could do (dbnz; %d trips, known%s%s)\n",
                       L->n, L->iu_why ? "; " : "", L->iu_why ? L->iu_why : "");
