@@ -207,7 +207,8 @@ static int make_agents(wsim *s, const wca_config *given, int systolic, char *err
     /* A program that names the direction gates is a W2 program: its neighbour
      * channels are set up before it starts. */
     if (systolic && wca_setup_systolic(s->comm, err, errlen) != 0) return -1;
-    if (!uses_agent_beyond_data(s)) wca_move_data_only(s->comm);
+    s->data_only = !uses_agent_beyond_data(s);
+    if (s->data_only) wca_move_data_only(s->comm);
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         wca_attach_memory(s->comm, k, c->mem, s->model->data_mem_bytes, &c->mem_taken_until);
@@ -347,7 +348,12 @@ static int wsim_init(wsim *s, const wsim_program *p, char *err, size_t errlen)
                 specialise(&s->code[i], c->feed_live, &v[i]);
                 /* an end cell with an IU (below) takes the general path */
                 if (p->iu_code && c->feed_live) v[i].plain = 0;
-                v[i].nop = v[i].plain && v[i].nops == 0 && !v[i].io && v[i].clocks == 1 && i + 1 < p->ncode;
+                /* an iWarp inner cell's `utof @fxl, r5` is gone but for its unit, busy two clocks */
+                unsigned busy_only = 0;
+                for (unsigned j = 0; j < v[i].nops; j++)
+                    busy_only += v[i].ops[j].kind == WT_K_PURE && v[i].ops[j].wr == WSIM_WR_NONE &&
+                                 v[i].ops[j].interval > 1 ? 1 : 100;
+                v[i].nop = v[i].plain && busy_only <= 1 && !v[i].io && v[i].clocks == 1 && i + 1 < p->ncode;
             }
             s->code_for[c->feed_live] = v;
         }
@@ -1013,16 +1019,26 @@ static inline __attribute__((always_inline)) int issue(wsim *s, int k, uint64_t 
     return issue_general(s, k, t, horizon, nhalted);
 }
 
-/* The issue pass of a clock, its copy for one model (`plain`, a constant). */
-static inline __attribute__((always_inline)) void issue_clock_of(wsim *s, const int plain)
+static inline void issue_ahead(const wsim *s, wsim_cell *c, uint64_t t, uint64_t *horizon);
+static void unissue_ahead(wsim_cell *c, uint64_t t);
+
+/* The issue pass of a clock, its copy for one model (`plain`, a constant); with
+ * `ahead`, a cell that issued issues a nop bundle at once (issue_ahead). */
+static inline __attribute__((always_inline)) void issue_clock_of(wsim *s, const int plain, const int ahead)
 {
     uint64_t t = s->cycle;
     int issued = 0;
     for (int k = 0; k < s->ncells; k++) {
         wsim_cell *c = &s->cells[k];
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &s->horizon, &s->nhalted, plain);
-        if (s->status != WSIM_RUNNING) return;
+        if (issue(s, k, t, &s->horizon, &s->nhalted, plain)) {
+            issued = 1;
+            if (ahead && c->next_issue == t + 1 && c->state == WSIM_CELL_RUNNING) issue_ahead(s, c, t, &s->horizon);
+        }
+        if (s->status != WSIM_RUNNING) {
+            for (int j = 0; ahead && j < s->ncells; j++) unissue_ahead(&s->cells[j], j <= k ? t + 1 : t);
+            return;
+        }
     }
     if (!issued && !s->agent_progress && wsim_horizon(s) <= t && s->nhalted < s->ncells) {
         wsim_deadlock(s);
@@ -1033,9 +1049,14 @@ static inline __attribute__((always_inline)) void issue_clock_of(wsim *s, const 
 
 static void issue_clock(wsim *s)
 {
-    if (s->comm) issue_clock_of(s, ISSUE_PLAIN_IWARP);
-    else issue_clock_of(s, ISSUE_PLAIN_WARP);
+    if (s->comm) issue_clock_of(s, ISSUE_PLAIN_IWARP, 0);
+    else issue_clock_of(s, ISSUE_PLAIN_WARP, 0);
 }
+
+/* wsim_run's iWarp issue pass: nops are issued ahead where no spool may take a cell's
+ * memory in the clock after (a bundle stalls on that, which the clock before cannot
+ * know). Not wsim_step's, which looks at every clock. */
+static void iwarp_issue_clock_ahead(wsim *s) { issue_clock_of(s, ISSUE_PLAIN_IWARP, 1); }
 
 wsim_status wsim_step(wsim *s)
 {
@@ -1060,6 +1081,13 @@ static inline void issue_ahead(const wsim *s, wsim_cell *c, uint64_t t, uint64_t
     const wsim_bundle *e = &c->code[c->pc];
     if (!e->nop || c->busy_max > t + 1 || t + 1 >= s->limit) return;
     note_event(horizon, t + 1 + (e->ev > 1 ? e->ev : 1));
+    if (e->nops) {
+        const wsim_dop *o = &e->ops[0];
+        c->ahead_busy_max = c->busy_max;
+        c->ahead_busy = c->busy_until[o->slot];
+        c->busy_until[o->slot] = t + 1 + o->interval;
+        if (c->busy_until[o->slot] > c->busy_max) c->busy_max = c->busy_until[o->slot];
+    }
     c->class_lanes += e->class_inc;
     if ((c->issued & (WSIM_LANE_FLUSH - 1)) == WSIM_LANE_FLUSH - 1) flush_lanes(c);
     c->issued++;
@@ -1077,6 +1105,10 @@ static void unissue_ahead(wsim_cell *c, uint64_t t)
     c->issued--;
     c->next_issue = t;
     c->ahead = 0;
+    if (c->code[c->pc].nops) {
+        c->busy_until[c->code[c->pc].ops[0].slot] = c->ahead_busy;
+        c->busy_max = c->ahead_busy_max;
+    }
     flush_lanes(c);
     uint64_t inc = c->code[c->pc].class_inc;
     for (unsigned uc = 1; uc < WT_NUCLASSES; uc++)
@@ -1118,6 +1150,8 @@ static void warp_clock(wsim *s)
         /* Stopped within the clock: the cells not yet visited land too, as they would have. */
         for (k++; k < last; k++)
             if (cells[k].wheel_n[slot]) land(s, &cells[k], t, slot);
+        /* and the cells it reached issued no nop for t+1 either */
+        for (k = 0; k < reached && k <= last; k++) unissue_ahead(&cells[k], t + 1);
         for (k = reached; k <= last; k++) unissue_ahead(&cells[k], t);
         return;
     }
@@ -1515,12 +1549,17 @@ wsim_status wsim_run(wsim *s, uint64_t max_cycles)
         /* Landing is idempotent within a clock, so stopping here at the limit and
          * resuming later repeats it harmlessly. */
         begin_clock(s);
-        if (s->status != WSIM_RUNNING) break;
+        if (s->status != WSIM_RUNNING) {
+            /* a landing faulted: no cell issued a nop at this clock after all */
+            for (int k = 0; s->data_only && k < s->ncells; k++) unissue_ahead(&s->cells[k], s->cycle);
+            break;
+        }
         if (s->cycle >= max_cycles) {
             s->at_limit = 1;
             return WSIM_CYCLE_LIMIT;
         }
-        issue_clock(s);
+        if (s->data_only) iwarp_issue_clock_ahead(s);
+        else issue_clock(s);
     }
     return s->status;
 }

@@ -92,9 +92,11 @@ typedef struct wsim_bundle {
                                 decode, creq or evwait, control registers, host feeds,
                                 the agent's or double operations, an end cell with an
                                 IU), so issue takes the path compiled without them */
-    uint8_t nop;             /* in a cell's copy: plain, no operation left, no gate, one
-                                clock, and not the last bundle: issuing it changes only
-                                the cell's pc and counters (warp_clock issues it ahead) */
+    uint8_t nop;             /* in a cell's copy: plain, no gate, one clock, not the last
+                                bundle, and no operation left but at most one pure one whose
+                                result the cell drops and which keeps its unit busy for
+                                more than a clock: issuing it changes only the cell's pc,
+                                counters and that unit (the clock loops issue it ahead) */
     uint16_t slot_mask;      /* slots with an operation, for the unit-busy test */
     uint16_t target;
     uint8_t out_n[WSIM_NGATES], feed_n[WT_NQUEUES]; /* words written to each gate */
@@ -150,6 +152,7 @@ typedef struct wsim_cell {
     uint64_t busy_max;       /* max of busy_until: skips the unit test when all are free */
     uint64_t mem_taken_until; /* iWarp: the memory agent holds the memory bus before this clock */
     uint64_t ahead;          /* 1 + the clock whose nop bundle warp_clock issued a clock early */
+    uint64_t ahead_busy_max, ahead_busy; /* what that nop's slow unit and busy_max were: unissue_ahead */
     wsim_write *wheel;       /* wheel_slots x wheel_cap pending writes, by landing clock */
     /* By gate: the queue an input gate reads (NULL: unbound), the queue an output gate
      * fills (NULL on Warp: the host). On iWarp the agent keeps them current. */
@@ -211,6 +214,7 @@ struct wsim {
     uint64_t horizon;        /* latest event stamp scheduled */
     wsim_status status;
     int at_limit;            /* wsim_run stopped at its limit (status stays RUNNING) */
+    int data_only;           /* iWarp: the agents only move data (no spool takes a cell's memory) */
     uint64_t limit;          /* wsim_run's limit: a nop is issued ahead only before it */
     int nhalted;
     unsigned wheel_mask, wheel_cap;
