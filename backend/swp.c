@@ -122,12 +122,6 @@ static void occ_free(occ_index *x)
     free(x->seen);
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 /* Liveness of the values the loop's blocks define, the only ones whose liveness
  * the pass asks about (what the body computes that is read after it, and what
  * if-conversion must keep on the way not taken), over the blocks where they occur:
@@ -156,7 +150,7 @@ static wb_live *loop_liveness(const wb_func *f, const nloop *lp, const occ_index
             }
         }
     }
-    qsort(tracked, (size_t)ntracked, sizeof *tracked, cmp_int);
+    ws_sort_ints(tracked, (size_t)ntracked);
     wb_live *live = wb_liveness_in(f, track, tracked, ntracked, blocks, nblocks);
     free(tracked);
     free(track);

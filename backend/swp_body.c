@@ -300,12 +300,6 @@ static int step_forms(const loop *L, int v, wb_opnd o, int dist, wb_aff out[2], 
 /* A body value that is a stepped counter (wb_counter): each iteration adds a
  * constant m, or m + g. The in-place butterfly's pointer, which a restart
  * (if j = h then p := p + h) makes no induction variable. */
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 static int find_counter(loop *L)
 {
     /* the body's adds and subtracts, by vreg: the lowest that is a counter wins
@@ -316,7 +310,7 @@ static int find_counter(loop *L)
         if ((in->op == WT_OP_IADD || in->op == WT_OP_ISUB) && is_body_value(L, in->d) && L->def[in->d.v] == i)
             cand[ncand++] = (int)in->d.v;
     }
-    qsort(cand, (size_t)ncand, sizeof *cand, cmp_int);
+    ws_sort_ints(cand, (size_t)ncand);
     for (int c = 0; c < ncand; c++) {
         int v = cand[c];
         wb_aff s[2];

@@ -30,12 +30,6 @@ static void put(const gen *G, int block, const bop *o, int im, int cycle)
     wb_append(L->f, block, &in);
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 static int ilog2(int u)
 {
     int k = 0;
@@ -366,7 +360,7 @@ void swp_generate(loop *L, const wb_msched *ms, const uint64_t *live_after, ws_b
         G.names[x->in.d.v] = nm;
     }
     /* in the order of the vregs, as the entry's copies are made */
-    qsort(named, (size_t)nnamed, sizeof *named, cmp_int);
+    ws_sort_ints(named, (size_t)nnamed);
     const wb_block *lb = L->body;
     unsigned line = swp_loop_line(lb), col = lb->term.line ? lb->term.col : 0;
     int P = preheader(L);

@@ -327,6 +327,14 @@ void ws_grow(void *p, size_t *cap, size_t need, size_t size)
     *cap = n;
 }
 
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+void ws_sort_ints(int *a, size_t n) { qsort(a, n, sizeof *a, compare_ints); }
+
 uint32_t ws_hash(const void *p, size_t n)
 {
     const unsigned char *s = p;

@@ -168,6 +168,9 @@ void ws_arena_free(ws_arena *a);
  * is *cap: doubling from 16, so appending n elements costs O(n). */
 void ws_grow(void *p, size_t *cap, size_t need, size_t size);
 
+/* Sorts n ints in ascending order. */
+void ws_sort_ints(int *a, size_t n);
+
 /* FNV-1a of n bytes: the one string hash of the tree (symbol tables, scopes). */
 uint32_t ws_hash(const void *p, size_t n);
 
