@@ -318,20 +318,31 @@ void wb_put_position(ws_buf *out, const wb_ins *in)
     else if (in->line) ws_buf_printf(out, " (line %u)", in->line);
 }
 
+void wb_put_about(ws_buf *out, const wb_func *f, const wb_block *b, const wb_ins *in, int position, const char *fmt,
+                  va_list ap)
+{
+    ws_buf_printf(out, "function %s", f->name);
+    if (b) ws_buf_printf(out, ", @B%d", b->id);
+    if (in) {
+        ws_buf_puts(out, ", '");
+        wb_format_ins(out, f, in, in->op, NULL, NULL);
+        ws_buf_puts(out, "'");
+        if (position) wb_put_position(out, in);
+    }
+    ws_buf_puts(out, ": ");
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    ws_buf_puts(out, msg);
+}
+
 _Noreturn void wb_internal_error_at(const wb_func *f, const wb_ins *in, const char *fmt, ...)
 {
     ws_buf b = {0};
-    ws_buf_printf(&b, "backend: function %s, '", f->name);
-    wb_format_ins(&b, f, in, in->op, NULL, NULL);
-    ws_buf_puts(&b, "'");
-    wb_put_position(&b, in);
-    ws_buf_puts(&b, ": ");
+    ws_buf_puts(&b, "backend: ");
     va_list ap;
     va_start(ap, fmt);
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    wb_put_about(&b, f, NULL, in, 1, fmt, ap);
     va_end(ap);
-    ws_buf_puts(&b, msg);
     ws_buf_append(&b, "", 1);
     ws_internal_error("%s", b.data);
 }

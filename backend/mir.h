@@ -15,6 +15,7 @@
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "warp_backend.h"
@@ -221,6 +222,10 @@ _Noreturn void wb_internal_error_at(const wb_func *f, const wb_ins *in, const ch
     __attribute__((format(printf, 3, 4)));
 /* " (line L, column C)", " (line L)" or "": an operation's W2 position for messages. */
 void wb_put_position(ws_buf *out, const wb_ins *in);
+/* "function F[, @Bn][, 'OP ...'[ (line L, column C)]]: message": what a message about
+ * the machine IR says of where it is (b, in may be NULL; the position if asked). */
+void wb_put_about(ws_buf *out, const wb_func *f, const wb_block *b, const wb_ins *in, int position, const char *fmt,
+                  va_list ap);
 /* Latency and issue interval of an op on the model (WB_COPY: the slower of mv, mov). */
 int wb_latency(const wb_func *f, int op);
 int wb_interval(const wb_func *f, int op);

@@ -323,20 +323,18 @@ static void iu_loop_control(loop *L, int E, int K, int POST, int32_t passes, int
         in[k].col = col;
         wb_append(f, E, &in[k]);
     }
-    wb_ins step = swp_mk(WT_OP_IADD, wb_vreg(count), wb_vreg(count), wb_vreg(minus1));
-    step.iu = 1;
-    step.mop = (uint16_t)L->iu_dec_mop;
-    step.cycle = dec_at;
-    step.line = line;
-    step.col = col;
-    wb_append(f, K, &step);
-    wb_ins send = swp_mk(WB_COPY, path, wb_vreg(count), (wb_opnd){0});
-    send.iu = 1;
-    send.mop = (uint16_t)L->iu_wr_mop;
-    send.cycle = wr_at;
-    send.line = line;
-    send.col = col;
-    wb_append(f, K, &send);
+    /* the pass's step and its write, at the kernel clocks swp_plan_loop_control chose */
+    wb_ins kernel[2] = {swp_mk(WT_OP_IADD, wb_vreg(count), wb_vreg(count), wb_vreg(minus1)),
+                        swp_mk(WB_COPY, path, wb_vreg(count), (wb_opnd){0})};
+    int mop[2] = {L->iu_dec_mop, L->iu_wr_mop}, at[2] = {dec_at, wr_at};
+    for (int k = 0; k < 2; k++) {
+        kernel[k].iu = 1;
+        kernel[k].mop = (uint16_t)mop[k];
+        kernel[k].cycle = at[k];
+        kernel[k].line = line;
+        kernel[k].col = col;
+        wb_append(f, K, &kernel[k]);
+    }
     wb_block *kb = f->blocks[K];
     kb->term = swp_mk(WT_OP_BNZ, (wb_opnd){0}, path, (wb_opnd){0});
     kb->term.mop = WT_OP_BNZ;

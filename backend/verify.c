@@ -34,20 +34,10 @@ static void fault(verifier *V, const wb_block *b, const wb_ins *in, const char *
 {
     if (V->failed++) return;
     ws_buf why = {0};
-    ws_buf_printf(&why, "function %s", V->f->name);
-    if (b) ws_buf_printf(&why, ", @B%d", b->id);
-    if (in) {
-        ws_buf_puts(&why, ", '");
-        wb_format_ins(&why, V->f, in, in->op, NULL, NULL);
-        ws_buf_puts(&why, "'");
-    }
-    ws_buf_puts(&why, ": ");
     va_list ap;
     va_start(ap, fmt);
-    char msg[256];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    wb_put_about(&why, V->f, b, in, 0, fmt, ap);
     va_end(ap);
-    ws_buf_puts(&why, msg);
     unsigned line = in ? in->line : 0;
     *V->fault = (ws_diagnostic){.line = (int)line, .col = line ? (int)in->col : 0, .severity = WS_ERROR};
     snprintf(V->fault->message, sizeof V->fault->message, "%.*s", (int)why.len, why.data);

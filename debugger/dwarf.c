@@ -86,16 +86,26 @@ static void add_row(rows *r, const wdb_row *row)
     r->v[r->n++] = *row;
 }
 
+/* The unit at off of a .debug_line or .debug_info section: its 32-bit DWARF length,
+ * checked against the section; c is left after the length and ends with the unit,
+ * next is the offset of the unit after it. */
+static int unit_start(reader *R, sect s, const char *name, size_t off, size_t *next, wd_cursor *c)
+{
+    *c = cur_at(s, off, s.n - off);
+    uint32_t unit_length = wd_get_u32(c);
+    if (c->bad) return fail(R, "%s: truncated unit at 0x%zx", name, off);
+    if (unit_length >= 0xfffffff0u) return fail(R, "%s: 64-bit DWARF is not supported", name);
+    if (unit_length > (size_t)(c->end - c->p)) return fail(R, "%s: unit at 0x%zx runs past the section", name, off);
+    *next = off + 4 + unit_length;
+    c->end = c->p + unit_length;
+    return 0;
+}
+
 /* One line program (DWARF 2-4, section 6.2). */
 static int read_program(reader *R, size_t off, size_t *next, rows *out)
 {
-    wd_cursor c = cur_at(R->line, off, R->line.n - off);
-    uint32_t unit_length = wd_get_u32(&c);
-    if (c.bad) return fail(R, ".debug_line: truncated unit at offset 0x%zx", off);
-    if (unit_length >= 0xfffffff0u) return fail(R, ".debug_line: 64-bit DWARF is not supported");
-    if (unit_length > (size_t)(c.end - c.p)) return fail(R, ".debug_line: unit at 0x%zx runs past the section", off);
-    *next = off + 4 + unit_length;
-    c.end = c.p + unit_length;
+    wd_cursor c;
+    if (unit_start(R, R->line, ".debug_line", off, next, &c) != 0) return -1;
     unsigned version = wd_get_u16(&c);
     if (version < 2 || version > 4) return fail(R, ".debug_line: unit at 0x%zx has version %u (2 to 4 are read)", off, version);
     uint32_t header_length = wd_get_u32(&c);
@@ -397,13 +407,8 @@ static int is_const_form(unsigned form)
 
 static int read_unit(reader *R, size_t off, size_t *next, dies *D)
 {
-    wd_cursor c = cur_at(R->info, off, R->info.n - off);
-    uint32_t unit_length = wd_get_u32(&c);
-    if (c.bad) return fail(R, ".debug_info: truncated unit at 0x%zx", off);
-    if (unit_length >= 0xfffffff0u) return fail(R, ".debug_info: 64-bit DWARF is not supported");
-    if (unit_length > (size_t)(c.end - c.p)) return fail(R, ".debug_info: unit at 0x%zx runs past the section", off);
-    *next = off + 4 + unit_length;
-    c.end = c.p + unit_length;
+    wd_cursor c;
+    if (unit_start(R, R->info, ".debug_info", off, next, &c) != 0) return -1;
     unsigned version = wd_get_u16(&c);
     uint32_t abbrev_off = wd_get_u32(&c);
     unsigned addr_size = wd_get_u8(&c);
