@@ -45,11 +45,15 @@ static void forbid_vectors(LLVMModuleRef m)
 /* LLVM's inliner copies a small function into every call site, however many there
  * are, and its loop passes then cost more than linear time in the copies (500
  * calls of a function with two loops: a thousand loops in one function). A
- * function whose copies would together pass WB_INLINE_BUDGET instructions stays
- * out of line: its calls stay calls, and compile time stays linear in the source
- * (docs/design.md, section 3). The budget is far above what any program that fits
- * program memory inlines. */
-static void bound_inlining(LLVMModuleRef m)
+ * function whose copies would together pass the budget stays out of line: its
+ * calls stay calls, and compile time stays linear in the source (docs/design.md,
+ * section 3). The budget is an LLVM instruction, before optimisation, for each
+ * bundle of program memory: copies past it would not fit (500 calls of that
+ * function inlined need 33,003 bundles on Warp, which holds 8,192), while a
+ * program that fits inlines what it did. */
+uint64_t wb_inline_budget(const wt_model *model) { return model->prog_mem_bundles; }
+
+static void bound_inlining(LLVMModuleRef m, uint64_t budget)
 {
     unsigned kind = LLVMGetEnumAttributeKindForName("noinline", 8);
     LLVMAttributeRef noinline = LLVMCreateEnumAttribute(LLVMGetModuleContext(m), kind, 0);
@@ -59,12 +63,12 @@ static void bound_inlining(LLVMModuleRef m)
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
             for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) size++;
         for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) sites++;
-        if (sites > 1 && size * sites > WB_INLINE_BUDGET)
+        if (sites > 1 && size * sites > budget)
             LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinline);
     }
 }
 
-int wb_optimize(LLVMModuleRef m, int opt_level, ws_diagnostic *err)
+int wb_optimize(LLVMModuleRef m, const wt_model *model, int opt_level, ws_diagnostic *err)
 {
     *err = (ws_diagnostic){.severity = WS_ERROR};
     char *msg = NULL;
@@ -81,7 +85,7 @@ int wb_optimize(LLVMModuleRef m, int opt_level, ws_diagnostic *err)
     if (opt_level == 0) return 0;
     keep_queues_constant(m);
     forbid_vectors(m);
-    bound_inlining(m);
+    bound_inlining(m, wb_inline_budget(model));
     char pipeline[96];
     /* SROA may still turn a group of scalars into a vector; the cells have none,
      * so vector arithmetic is split back into scalars (LLVM 19's scalarizer leaves

@@ -12,9 +12,10 @@
 #include "warp_target.h"
 
 /* A compile-time bound (docs/design.md, section 3): at -O1 and up, a function
- * whose LLVM instructions times its call sites pass this is not inlined (its calls
- * stay calls), so that compile time stays linear in the source. */
-#define WB_INLINE_BUDGET 65536u
+ * whose LLVM instructions times its call sites pass the model's program memory in
+ * bundles (iWarp 65,536, Warp 8,192) is not inlined (its calls stay calls): copies
+ * past that would not fit, and compile time stays linear in the source. */
+uint64_t wb_inline_budget(const wt_model *model);
 
 /* The machine-IR passes, in the order they run (docs/design.md, section 3), for
  * -print-before=NAME, -print-after=NAME and -verify-each. */
@@ -61,9 +62,10 @@ typedef struct wb_options {
     FILE *dump;             /* where the machine IR is printed; stderr if NULL */
 } wb_options;
 
-/* Runs LLVM's default<O1..3> pipeline (nothing at O0). 0 on success; else -1 and
- * the error in err, about the whole module (line 0) as wb_emit_assembly's are. */
-int wb_optimize(LLVMModuleRef m, int opt_level, ws_diagnostic *err);
+/* Runs LLVM's default<O1..3> pipeline (nothing at O0), for the model the module will
+ * be compiled for (its inlining budget). 0 on success; else -1 and the error in err,
+ * about the whole module (line 0) as wb_emit_assembly's are. */
+int wb_optimize(LLVMModuleRef m, const wt_model *model, int opt_level, ws_diagnostic *err);
 
 /* Appends the module's assembly to out. 0 on success; else -1 and the error in err:
  * its message names the function and the construct the backend could not handle (or

@@ -208,7 +208,7 @@ static int compile_w2(driver *d, const char *path, const char *out_path)
         goto done;
     }
     ws_diagnostic berr;
-    if (wb_optimize(m, d->opt_level, &berr) != 0) {
+    if (wb_optimize(m, d->model, d->opt_level, &berr) != 0) {
         report_backend_error(&diag, path, &berr);
         goto done;
     }

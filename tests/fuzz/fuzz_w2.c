@@ -100,7 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         backend(o0, wt_model_get(WT_MODEL_WARP), 0, debug_info, 0);
         LLVMDisposeModule(o0);
         ws_diagnostic err;
-        if (wb_optimize(m, 2, &err) != 0) {
+        /* Warp's budget, the smaller: the one module serves both models */
+        if (wb_optimize(m, wt_model_get(WT_MODEL_WARP), 2, &err) != 0) {
             fuzz_require(err.message[0] != 0, "wb_optimize failed without a message");
         } else {
             LLVMModuleRef copy = LLVMCloneModule(m);

@@ -199,7 +199,7 @@ static char *compile_ir(const char *ir, int opt, const char *model, int debug, c
     }
     char *out = NULL;
     ws_diagnostic e;
-    if (wb_optimize(m, opt, &e) != 0) {
+    if (wb_optimize(m, wt_model_by_name(model), opt, &e) != 0) {
         if (snprintf(err, errlen, "backend: %s", e.message) < 0) err[0] = 0;
     } else {
         wb_options o = {.model = wt_model_by_name(model), .opt_level = opt, .debug_info = debug, .no_swp = no_swp,
@@ -1458,7 +1458,7 @@ static void test_optimize_keeps_loops_rolled(void **state)
     LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), NULL, 0, 0);
     LLVMValueRef fn = LLVMAddFunction(m, "main", fty);
     LLVMAppendBasicBlockInContext(ctx, fn, "entry");   /* no terminator: invalid */
-    assert_int_equal(wb_optimize(m, 2, &err), -1);
+    assert_int_equal(wb_optimize(m, wt_model_get(WT_MODEL_WARP), 2, &err), -1);
     assert_non_null(strstr(err.message, "invalid LLVM module"));
     assert_int_equal(err.severity, WS_ERROR);
     assert_int_equal(err.line, 0);   /* about the module, not a line of it */

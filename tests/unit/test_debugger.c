@@ -78,7 +78,7 @@ static void compile_w2(const char *path, int opt, const char *img)
     LLVMModuleRef m = w2_compile(path, text, len, &fo, ctx, &diag);
     assert_non_null(m);
     ws_diagnostic oerr;
-    if (wb_optimize(m, opt, &oerr) != 0) fail_msg("%s", oerr.message);
+    if (wb_optimize(m, wt_model_get(WT_MODEL_WARP), opt, &oerr) != 0) fail_msg("%s", oerr.message);
     wb_options bo = {.model = wt_model_get(WT_MODEL_WARP), .opt_level = opt, .debug_info = 1};
     ws_buf s = {0};
     ws_diagnostic berr;
