@@ -333,7 +333,11 @@ static int compare_ints(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void ws_sort_ints(int *a, size_t n) { qsort(a, n, sizeof *a, compare_ints); }
+/* qsort's array must not be NULL even when empty, and an empty list may be one */
+void ws_sort_ints(int *a, size_t n)
+{
+    if (n > 1) qsort(a, n, sizeof *a, compare_ints);
+}
 
 uint32_t ws_hash(const void *p, size_t n)
 {
