@@ -415,7 +415,7 @@ static void wsim_release(wsim *s)
     for (unsigned m = 0; m < 1u << WT_NQUEUES; m++) free(s->code_for[m]);
     free(s->host);
     free(s->msg);
-    for (int i = 0; i < s->nparts; i++) free(s->parts[i].cells);
+    for (int i = 0; i < s->ngroups; i++) free(s->parts[i].cells);
     free(s->parts);
     free(s->seam);
     free(s->host_at_start);
@@ -1185,6 +1185,7 @@ static void plan_parts(wsim *s, int n)
     s->parts = ws_xcalloc_aligned((size_t)n, sizeof *s->parts, WS_CACHE_LINE);
     s->seam = ws_xcalloc((size_t)n * 2, sizeof *s->seam);
     s->nparts = n;
+    s->ngroups = n;
     s->nseam = 0;
     for (int i = 0; i < n; i++) {
         int lo = (int)((int64_t)s->ncells * i / n), hi = (int)((int64_t)s->ncells * (i + 1) / n);
@@ -1320,147 +1321,152 @@ static int uses_agent_beyond_data(const wsim *s)
     return 0;
 }
 
-/* Contiguous groups of cells; a cell is on the seam if a bus leads it to another
- * group, to the host or nowhere, or it faces the host. 0, or -1 if some group would
- * have no cell off the seam. */
+/* Contiguous groups of cells, one a thread, and after them one more: the cells facing
+ * the host (its feeds, or a bus to it), whose host queues and figures are the
+ * array's, run by the thread of group 0. 0, or -1 if a thread's group has no cell. */
 static int plan_iwarp_parts(wsim *s, int n)
 {
     int *part_of = ws_xcalloc((size_t)s->ncells, sizeof *part_of);
-    uint8_t *on_seam = ws_xcalloc((size_t)s->ncells, 1);
     for (int i = 0; i < n; i++) {
         int lo = (int)((int64_t)s->ncells * i / n), hi = (int)((int64_t)s->ncells * (i + 1) / n);
         for (int k = lo; k < hi; k++) part_of[k] = i;
     }
     for (int k = 0; k < s->ncells; k++) {
-        on_seam[k] = s->cells[k].feed_live != 0;
-        for (unsigned d = 0; d < WCA_NBUSES; d++) {
-            int nb = wca_neighbour(s->comm, k, d);
-            if (nb < 0 || part_of[nb] != part_of[k]) on_seam[k] = 1;
-        }
+        if (s->cells[k].feed_live) part_of[k] = n;
+        for (unsigned d = 0; d < WCA_NBUSES; d++)
+            if (wca_neighbour(s->comm, k, d) < 0) part_of[k] = n;
     }
-    s->parts = ws_xcalloc_aligned((size_t)n, sizeof *s->parts, WS_CACHE_LINE);
-    s->seam = ws_xcalloc((size_t)s->ncells, sizeof *s->seam);
+    s->parts = ws_xcalloc_aligned((size_t)n + 1, sizeof *s->parts, WS_CACHE_LINE);
     s->nparts = n;
-    int ok = 1;
-    for (int i = 0; i < n; i++) s->parts[i].cells = ws_xcalloc((size_t)s->ncells, sizeof(int));
+    s->ngroups = n + 1;
+    for (int i = 0; i <= n; i++) s->parts[i].cells = ws_xcalloc((size_t)s->ncells, sizeof(int));
     for (int k = 0; k < s->ncells; k++) {
         wsim_part *p = &s->parts[part_of[k]];
-        if (on_seam[k]) s->seam[s->nseam++] = k;
-        else p->cells[p->ncells++] = k;
+        p->cells[p->ncells++] = k;
     }
+    int ok = 1;
     for (int i = 0; i < n; i++) ok &= s->parts[i].ncells > 0;
-    if (ok) wca_use_parts(s->comm, n, part_of, on_seam);
+    if (ok) wca_use_parts(s->comm, n + 1, part_of);
     free(part_of);
-    free(on_seam);
     return ok ? 0 : -1;
 }
 
-enum { WSIM_PHASE_BUSES, WSIM_PHASE_ISSUE };
+static __attribute__((noinline)) void land_group(wsim *s, const wsim_part *p, uint64_t t)
+{
+    unsigned slot = (unsigned)(t & s->wheel_mask);
+    for (int x = 0; x < p->ncells; x++) {
+        wsim_cell *c = &s->cells[p->cells[x]];
+        if (c->wheel_n[slot]) land(s, c, t, slot);
+    }
+}
 
-/* A thread's part of an iWarp clock t: the buses of its cells off the seam at t (the
- * first clock only), or their issue at t, their landing at t+1 and their buses at
- * t+1, so that a clock takes one barrier. The parallel part runs before the seam
- * cells issue at t, and nothing it does at t+1 can change that issue or be changed by
- * it: what a cell lands is its own registers and channels; a word a bus moves at t+1
- * arrives at t+1+link; and a seam cell's dequeue at t returns its credit at
- * t+credit_latency > t+1, after the bus's step has taken what was due. */
+/* Whether a cell of the group issued at t. */
+static __attribute__((noinline)) int issue_group(wsim *s, const wsim_part *p, uint64_t t, uint64_t *horizon,
+                                                 int *nhalted)
+{
+    int issued = 0;
+    for (int x = 0; x < p->ncells; x++) {
+        int k = p->cells[x];
+        wsim_cell *c = &s->cells[k];
+        if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
+        if (!issue(s, k, t, horizon, nhalted, ISSUE_PLAIN_IWARP)) continue;
+        issued = 1;
+        /* as one pass (data only: no spool takes the memory); a window that faults
+         * is made again alone, so nothing is taken back */
+        if (s->data_only && c->next_issue == t + 1 && c->state == WSIM_CELL_RUNNING) issue_ahead(s, c, t, horizon);
+    }
+    return issued;
+}
+
+/* Group g's clocks t .. t+WSIM_WINDOW-1, each as one pass makes it (its cells land,
+ * its buses step, the host pairs, its cells issue), with what one pass decides a
+ * clock by noted for each clock. Nothing another group does within the window can
+ * reach these cells before it ends (wca_use_parts), so the groups run at once. */
+static void iwarp_group_window(wsim *s, int g, uint64_t t)
+{
+    wsim_part *p = &s->parts[g];
+    wca *a = s->comm;
+    uint64_t horizon = s->horizon;
+    int nhalted = 0;
+    wca_part_begin(a, g);
+    memset(p->at, 0, sizeof p->at);
+    for (int j = 0; j < WSIM_WINDOW; j++) {
+        uint64_t tj = t + (uint64_t)j;
+        land_group(s, p, tj);
+        if (__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) break;
+        p->at[j].progress = wca_step_part(a, g, tj);
+        if (g == s->nparts && s->sink_n && s->addr_n) host_pair(s, tj);
+        uint64_t agents = wca_part_horizon(a, g);
+        p->at[j].stepped = agents > horizon ? agents : horizon;
+        p->at[j].issued = issue_group(s, p, tj, &horizon, &nhalted);
+        if (__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) break;
+        agents = wca_part_horizon(a, g);
+        p->at[j].issued_by = agents > horizon ? agents : horizon;
+        p->at[j].nhalted = nhalted;
+        p->at[j].blocked = wca_part_blocked(a, g);
+    }
+    p->horizon = horizon;
+    wca_part_end(a);
+}
+
 static void iwarp_part(void *ctx, int i)
 {
     wsim *s = ctx;
-    wsim_part *p = &s->parts[i];
     uint64_t t = s->cycle;
-    wca_part_begin(s->comm, i);
-    if (s->phase == WSIM_PHASE_BUSES) {
-        wca_step_part(s->comm, i, 0, t);
-        wca_part_end(s->comm);
-        return;
+    iwarp_group_window(s, i, t);
+    if (i == 0) iwarp_group_window(s, s->nparts, t);
+}
+
+/* A window of iWarp clocks on the threads: 0, or -1 if a cell faulted or the array
+ * deadlocked in it (the run is made again alone, so that its report is one pass's),
+ * or if the run ended at the window's first clock, which one pass would have ended
+ * with a figure the second clock has since changed. The end of a run and a deadlock
+ * are decided for each clock of the window as one pass decides them. */
+static int iwarp_window_parallel(wsim *s)
+{
+    uint64_t t = s->cycle, h0 = wsim_horizon(s);
+    int nhalted0 = s->nhalted;
+    s->in_parallel = 1;
+    wsim_pool_run(s->pool);
+    s->in_parallel = 0;
+    if (s->par_fault) return -1;
+    wca_parts_merge(s->comm);
+    /* Clock j of the window, over all groups: the horizon after the agents' step and
+     * after the issue, whether the step changed anything, whether a cell issued, the
+     * cells halted by its end, and the bus steps without credit so far. */
+    uint64_t stepped[WSIM_WINDOW], issued_by[WSIM_WINDOW], blocked[WSIM_WINDOW] = {0};
+    int progress[WSIM_WINDOW] = {0}, issued[WSIM_WINDOW] = {0}, nhalted[WSIM_WINDOW];
+    for (int j = 0; j < WSIM_WINDOW; j++) {
+        stepped[j] = issued_by[j] = h0;
+        nhalted[j] = nhalted0;
     }
-    uint64_t horizon = s->horizon;
-    unsigned next = (unsigned)((t + 1) & s->wheel_mask);
-    int nhalted = 0, issued = 0;
-    for (int j = 0; j < p->ncells; j++) {
-        int k = p->cells[j];
-        wsim_cell *c = &s->cells[k];
-        if (c->state < WSIM_CELL_HALTED && t >= c->next_issue) {
-            issued |= issue(s, k, t, &horizon, &nhalted, ISSUE_PLAIN_IWARP);
-            if (__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) break;
+    for (int g = 0; g <= s->nparts; g++) {
+        const wsim_part *p = &s->parts[g];
+        for (int j = 0; j < WSIM_WINDOW; j++) {
+            note_event(&stepped[j], p->at[j].stepped);
+            note_event(&issued_by[j], p->at[j].issued_by);
+            progress[j] |= p->at[j].progress;
+            issued[j] |= p->at[j].issued;
+            nhalted[j] += p->at[j].nhalted;
+            blocked[j] += p->at[j].blocked;
         }
-        if (c->wheel_n[next]) land(s, c, t + 1, next);
+        note_event(&s->horizon, p->horizon);
     }
-    if (!__atomic_load_n(&s->par_fault, __ATOMIC_RELAXED)) wca_step_part(s->comm, i, 0, t + 1);
-    wca_part_end(s->comm);
-    p->horizon = horizon;
-    p->nhalted = nhalted;
-    p->issued = issued;
-}
-
-/* Lands the seam cells at t: 0, or -1 if one faulted. */
-static int land_seam(wsim *s, uint64_t t)
-{
-    unsigned slot = (unsigned)(t & s->wheel_mask);
-    for (int j = 0; j < s->nseam; j++) {
-        wsim_cell *c = &s->cells[s->seam[j]];
-        if (c->wheel_n[slot]) land(s, c, t, slot);
-        if (s->status != WSIM_RUNNING) return -1;
+    s->nhalted = nhalted[WSIM_WINDOW - 1];
+    for (int j = 0; j < WSIM_WINDOW; j++) {
+        uint64_t tj = t + (uint64_t)j;
+        if ((j ? nhalted[j - 1] : nhalted0) == s->ncells && stepped[j] <= tj && !progress[j]) {
+            /* The run ended at tj. The window's later clocks changed nothing but the
+             * count of bus steps without credit, which one pass would not have made. */
+            if (blocked[WSIM_WINDOW - 1] != blocked[j]) return -1;
+            s->status = WSIM_DONE;
+            s->cycle = tj;
+            return 0;
+        }
+        if (!issued[j] && !progress[j] && issued_by[j] <= tj && nhalted[j] < s->ncells) return -1;
     }
-    return 0;
-}
-
-/* The seam's buses at t, after the parts': whether any part's or the seam's moved a
- * word. */
-static int step_seam_buses(wsim *s, uint64_t t)
-{
-    int progress = wca_parts_merge(s->comm);
-    for (int i = 0; i < s->nparts; i++) {
-        wca_part_begin(s->comm, i);
-        wca_step_part(s->comm, i, 1, t);
-        wca_part_end(s->comm);
-    }
-    return progress | wca_parts_merge(s->comm);
-}
-
-/* One iWarp clock on the threads, as begin_clock and issue_clock: 0, 1 at the limit
- * (status RUNNING), or -1 if a cell faulted or the array deadlocked (the run is made
- * again alone: the parts have stepped their buses at t+1, which one pass would not). */
-static int iwarp_clock_parallel(wsim *s, uint64_t max_cycles)
-{
-    uint64_t t = s->cycle;
-    if (s->agent_clock != t + 1) {
-        /* The first clock, or the first after a stop at the limit; later clocks
-         * landed the seam and stepped the buses with the clock before. */
-        if (land_seam(s, t) != 0) return -1;
-        s->agent_clock = t + 1;
-        s->phase = WSIM_PHASE_BUSES;
-        s->in_parallel = 1;
-        wsim_pool_run(s->pool);
-        s->in_parallel = 0;
-        s->agent_progress = step_seam_buses(s, t);
-    }
-    if (s->sink_n && s->addr_n) host_pair(s, t);
-    if (s->status != WSIM_RUNNING) return -1;
-    if (s->nhalted == s->ncells && wsim_horizon(s) <= t && !s->agent_progress) {
-        s->status = WSIM_DONE;
-        return 0;
-    }
-    if (t >= max_cycles) return 1;
-    s->phase = WSIM_PHASE_ISSUE;
-    int issued = run_parts(s);
-    if (issued < 0) return -1;
-    int progress_next = wca_parts_merge(s->comm);
-    for (int j = 0; j < s->nseam; j++) {
-        int k = s->seam[j];
-        wsim_cell *c = &s->cells[k];
-        if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        issued |= issue(s, k, t, &s->horizon, &s->nhalted, ISSUE_PLAIN_IWARP);
-        if (s->status != WSIM_RUNNING) return -1;
-    }
-    /* The parts' buses at t+1 moved nothing and noted nothing if nothing was due by
-     * t, so the horizon decides as in one pass. */
-    if (!issued && !s->agent_progress && wsim_horizon(s) <= t && s->nhalted < s->ncells) return -1;
-    if (land_seam(s, t + 1) != 0) return -1;
-    s->agent_clock = t + 2;
-    s->agent_progress = progress_next | step_seam_buses(s, t + 1);
-    s->cycle = t + 1;
+    s->cycle = t + WSIM_WINDOW;
+    s->agent_clock = s->cycle;
     return 0;
 }
 
@@ -1473,16 +1479,14 @@ static void start_threads(wsim *s)
     if (n > s->ncells / WSIM_MIN_PART_CELLS) n = s->ncells / WSIM_MIN_PART_CELLS;
     if (n < 2) return;
     if (s->comm) {
-        /* Buses step in any order within a clock only if neither a word nor a credit
-         * crosses a link within it, and a part's buses step at t+1 before the seam
-         * issues at t only if the seam's credits take longer. */
-        if (uses_agent_beyond_data(s) || s->model->credit_latency < 2 || s->link < 1) return;
+        /* A group runs a window of clocks alone only if nothing another group does in
+         * it reaches its cells before the window ends. */
+        if (uses_agent_beyond_data(s) || s->model->credit_latency < WSIM_WINDOW || s->link < WSIM_WINDOW) return;
         if (plan_iwarp_parts(s, n) != 0) {
-            for (int i = 0; i < n; i++) free(s->parts[i].cells);
+            for (int i = 0; i < s->ngroups; i++) free(s->parts[i].cells);
             free(s->parts);
-            free(s->seam);
             s->parts = NULL;
-            s->seam = NULL;
+            s->ngroups = 0;
             s->nparts = -1;
             return;
         }
@@ -1495,7 +1499,7 @@ static void start_threads(wsim *s)
         wsim_pool_free(s->pool, NULL);
         s->pool = NULL;
         s->nparts = -1;
-        if (s->comm) wca_use_parts(s->comm, 0, NULL, NULL);
+        if (s->comm) wca_use_parts(s->comm, 0, NULL);
         return;
     }
     s->host_at_start = ws_xmalloc(s->host_size ? s->host_size : 1);
@@ -1508,7 +1512,7 @@ static void stop_threads(wsim *s)
     s->thread_use = NULL;
     s->nthread_use = wsim_pool_free(s->pool, &s->thread_use);
     s->pool = NULL;
-    if (s->comm) wca_use_parts(s->comm, 0, NULL, NULL);
+    if (s->comm) wca_use_parts(s->comm, 0, NULL);
 }
 
 wsim_status wsim_run(wsim *s, uint64_t max_cycles)
@@ -1517,20 +1521,15 @@ wsim_status wsim_run(wsim *s, uint64_t max_cycles)
     s->limit = max_cycles;
     if (s->nparts == 0) start_threads(s);
     if (s->pool && s->comm) {
-        while (s->status == WSIM_RUNNING) {
-            int r = iwarp_clock_parallel(s, max_cycles);
-            if (r < 0) {
+        while (s->status == WSIM_RUNNING && s->cycle + WSIM_WINDOW <= max_cycles) {
+            if (iwarp_window_parallel(s) != 0) {
                 stop_threads(s);
                 return run_alone(s, max_cycles);
             }
-            if (r > 0) {
-                stop_threads(s);
-                s->at_limit = 1;
-                return WSIM_CYCLE_LIMIT;
-            }
         }
+        /* Any clocks left before the limit run in one pass below: a window leaves
+         * the array as one pass leaves it between two clocks. */
         stop_threads(s);
-        return s->status;
     }
     if (s->pool) {
         while (s->status == WSIM_RUNNING && s->nhalted < s->ncells && s->cycle < max_cycles) {

@@ -192,11 +192,23 @@ int wsim_pool_free(wsim_pool *p, wsim_thread_use **use);
 /* One thread's share of a clock: cells lo..hi-1 (Warp) or those listed (iWarp),
  * none of which touches a cell of another share, and what its issues add to the
  * whole array's figures. */
+/* Clocks an iWarp group runs between two barriers: no more than a word takes to cross
+ * a link or a dequeue signal to return a credit (iwarp_window_parallel). */
+#define WSIM_WINDOW 2
+
 typedef struct wsim_part {
     _Alignas(WS_CACHE_LINE) int lo, hi;
     int *cells, ncells;
     uint64_t horizon;
     int nhalted, issued;
+    /* iWarp: clock j of the window, for deciding it as one pass does: the horizon
+     * after the agents' step and after the issue, whether the step changed anything,
+     * whether a cell issued, the cells halted and the bus steps without credit by
+     * its end. */
+    struct {
+        uint64_t stepped, issued_by, blocked;
+        int progress, issued, nhalted;
+    } at[WSIM_WINDOW];
 } wsim_part;
 
 struct wsim {
@@ -238,16 +250,17 @@ struct wsim {
     ws_buf *kept;
     uint64_t iu_words_out, iu_host_stores; /* with an IU: words that left the array, stored */
     char *msg;
-    /* Threads (wsim_set_threads). A clock runs its parts at once, then the cells
-     * between parts (`seam`) alone, in order: the same clock as one pass, because no
-     * cell sees what another does within a clock. */
+    /* Threads (wsim_set_threads). Warp: a clock runs its parts at once, then the
+     * cells between parts (`seam`) alone, in order: the same clock as one pass,
+     * because no cell sees what another does within a clock. iWarp: each part runs a
+     * window of WSIM_WINDOW clocks at once (iwarp_window_parallel). */
     int threads;             /* asked for; 1: one pass */
     int nparts;              /* parts of this run; 0: one pass */
     wsim_part *parts;
+    int ngroups;             /* entries of parts: nparts, and on iWarp the cells facing the host */
     int *seam;
     int nseam;
     wsim_pool *pool;
-    int phase;               /* iWarp: which phase the pool runs (WSIM_PHASE_*) */
     int in_parallel;         /* a parallel phase runs: a fault is only noted (par_fault) */
     int par_fault;           /* atomic: a cell faulted or waited against the skew in one */
     uint8_t *host_at_start;  /* host memory before the first clock, for a run again alone */

@@ -237,7 +237,7 @@ void wca_free(wca *a)
 {
     if (!a) return;
     /* Giving the thread parts back touches the buses and cells: do it while they live. */
-    wca_use_parts(a, 0, NULL, NULL);
+    wca_use_parts(a, 0, NULL);
     size_t nch = (size_t)a->ncells * a->nchan;
     for (size_t i = 0; i < nch; i++) {
         wca_queue_fini(&a->lics[i].q);
@@ -331,10 +331,9 @@ static inline __attribute__((always_inline)) void bus_activate(wca *a, int bus)
     if (b->in_list) return;
     b->in_list = 1;
     if (a->parts) {
-        /* Only the thread of the bus's part, or the seam's after the barrier, is here. */
+        /* Only the thread of the bus's part, or wca_parts_merge's, is here. */
         wca_part *p = &a->parts[a->part_of[b->cell]];
-        if (a->on_seam[b->cell]) p->seam_active[p->n_seam++] = bus;
-        else p->active[p->n_active++] = bus;
+        p->active[p->n_active++] = bus;
         return;
     }
     a->active_bus[a->n_active_bus++] = bus;
@@ -389,8 +388,8 @@ void wca_put(wca *a, wca_queue *q, uint32_t word, uint8_t tag, uint64_t arrival)
     /* The word is due now (landing precedes the step of its clock). On a bus whose
      * only linked channel it is, free, with credit, the step would take it first
      * whatever else it did, and buses moving data step in any order: it crosses
-     * here. (With threads, a part lands its cells before it steps their buses, and
-     * the seam lands before its buses step: the same holds.) */
+     * here. (With threads, a part lands its cells before it steps their buses: the
+     * same holds.) */
     if (a->data_only && q->count == 1 && tag == WT_MARK_DATA && l->cons == CONS_LOC && l->hold <= arrival) {
         wca_loc *o = &a->locs[l->loc];
         wca_bus *b = o->bus >= 0 ? &a->buses[o->cell * WCA_NBUSES + o->bus] : NULL;
@@ -424,12 +423,24 @@ void wca_move_data_only(wca *a)
 }
 
 /* The dequeue signal: the transmitter gets its slot back credit_latency clocks later. */
+static void cross(wca_part *p, int32_t to, int credit, uint32_t word, uint8_t tag, uint64_t when)
+{
+    if (p->n_out == p->cap_out) ws_grow(&p->out, &p->cap_out, p->n_out + 1, sizeof *p->out);
+    p->out[p->n_out++] = (wca_crossing){.to = to, .credit = (uint8_t)credit, .tag = tag, .word = word, .when = when};
+}
+
+static inline void return_credit(wca_loc *o, uint64_t when)
+{
+    o->ret[(o->ret_head + o->ret_n++) & o->ret_mask] = when;
+}
+
 static inline __attribute__((always_inline)) void dequeue_signal(wca *a, wca_lic *l, uint64_t t)
 {
     if (l->up < 0) return;
     wca_loc *o = &a->locs[l->up];
     uint64_t when = t + a->credit_lat;
-    o->ret[(o->ret_head + o->ret_n++) & o->ret_mask] = when;
+    if (wca_current_part && a->part_of[o->cell] != a->part_of[l->cell]) cross(wca_current_part, l->up, 1, 0, 0, when);
+    else return_credit(o, when);
     wca_note(a, when);
 }
 
@@ -508,10 +519,14 @@ static inline __attribute__((always_inline)) void transfer(wca *a, wca_bus *b, w
         if (a->hooks.host_sink) a->hooks.host_sink(a->hooks.ctx, o->cell, (unsigned)o->bus, w.word, arrive);
     } else {
         wca_lic *r = &a->lics[o->remote];
-        r->q.used++;
-        wca_queue_put(&r->q, w.word, tag, arrive);
+        if (wca_current_part && a->part_of[r->cell] != a->part_of[o->cell]) {
+            cross(wca_current_part, o->remote, 0, w.word, tag, arrive);
+        } else {
+            r->q.used++;
+            wca_queue_put(&r->q, w.word, tag, arrive);
+            took_word(a, r, tag);
+        }
         o->credits--;
-        took_word(a, r, tag);
     }
     b->busy_until = t + a->bus_clocks;
     o->prev_end = b->busy_until;
@@ -561,7 +576,10 @@ static inline __attribute__((always_inline)) int bus_step(wca *a, wca_bus *b, ui
             return 1;
         }
     }
-    if (credit_blocked) b->blocked++;
+    if (credit_blocked) {
+        b->blocked++;
+        if (wca_current_part) wca_current_part->blocked++;
+    }
     return b->want != 0;
 }
 
@@ -590,7 +608,7 @@ uint64_t wca_horizon(const wca *a) { return a->horizon; }
 
 int wca_neighbour(const wca *a, int cell, unsigned bus) { return a->cells[cell].neighbour[bus]; }
 
-void wca_use_parts(wca *a, int nparts, const int *part_of, const uint8_t *on_seam)
+void wca_use_parts(wca *a, int nparts, const int *part_of)
 {
     /* The buses active now move to their lists, in the order they were in. */
     int *was = a->active_bus, n = a->n_active_bus;
@@ -599,16 +617,13 @@ void wca_use_parts(wca *a, int nparts, const int *part_of, const uint8_t *on_sea
         for (int i = 0; i < a->nparts; i++) {
             wca_part *p = &a->parts[i];
             for (int j = 0; j < p->n_active; j++) was[n++] = p->active[j];
-            for (int j = 0; j < p->n_seam; j++) was[n++] = p->seam_active[j];
             free(p->active);
-            free(p->seam_active);
+            free(p->out);
         }
         free(a->parts);
         free(a->part_of);
-        free(a->on_seam);
         a->parts = NULL;
         a->part_of = NULL;
-        a->on_seam = NULL;
         a->nparts = 0;
     }
     a->n_active_bus = 0;
@@ -616,14 +631,9 @@ void wca_use_parts(wca *a, int nparts, const int *part_of, const uint8_t *on_sea
         size_t nb = (size_t)a->ncells * WCA_NBUSES;
         a->nparts = nparts;
         a->parts = ws_xcalloc_aligned((size_t)nparts, sizeof *a->parts, WS_CACHE_LINE);
-        for (int i = 0; i < nparts; i++) {
-            a->parts[i].active = ws_xcalloc(nb, sizeof(int));
-            a->parts[i].seam_active = ws_xcalloc(nb, sizeof(int));
-        }
+        for (int i = 0; i < nparts; i++) a->parts[i].active = ws_xcalloc(nb, sizeof(int));
         a->part_of = ws_xcalloc((size_t)a->ncells, sizeof *a->part_of);
-        a->on_seam = ws_xcalloc((size_t)a->ncells, 1);
         memcpy(a->part_of, part_of, (size_t)a->ncells * sizeof *part_of);
-        memcpy(a->on_seam, on_seam, (size_t)a->ncells);
     }
     for (int i = 0; i < n; i++) {
         a->buses[was[i]].in_list = 0;
@@ -650,6 +660,7 @@ void wca_part_begin(wca *a, int part)
     wca_part *p = &a->parts[part];
     p->horizon = 0;
     p->progress = 0;
+    p->blocked = 0;
     wca_current_part = p;
 }
 
@@ -659,26 +670,38 @@ void wca_part_end(wca *a)
     wca_current_part = NULL;
 }
 
-void wca_step_part(wca *a, int part, int seam, uint64_t t)
+int wca_step_part(wca *a, int part, uint64_t t)
 {
     wca_part *p = &a->parts[part];
-    if (seam) step_list(a, p->seam_active, &p->n_seam, t);
-    else step_list(a, p->active, &p->n_active, t);
+    step_list(a, p->active, &p->n_active, t);
+    int progress = p->progress;
+    p->progress = 0;
+    return progress;
 }
 
-int wca_parts_merge(wca *a)
+uint64_t wca_part_horizon(const wca *a, int part) { return a->parts[part].horizon; }
+uint64_t wca_part_blocked(const wca *a, int part) { return a->parts[part].blocked; }
+
+void wca_parts_merge(wca *a)
 {
-    /* and what crossed as the seam landed, on the caller's thread */
-    int progress = a->landed_progress;
-    a->landed_progress = 0;
     for (int i = 0; i < a->nparts; i++) {
         wca_part *p = &a->parts[i];
+        for (size_t j = 0; j < p->n_out; j++) {
+            const wca_crossing *c = &p->out[j];
+            if (c->credit) {
+                return_credit(&a->locs[c->to], c->when);
+            } else {
+                wca_lic *r = &a->lics[c->to];
+                r->q.used++;
+                wca_queue_put(&r->q, c->word, c->tag, c->when);
+                took_word(a, r, c->tag);
+            }
+        }
+        p->n_out = 0;
         wca_note(a, p->horizon);
-        progress |= p->progress;
         p->horizon = 0;
         p->progress = 0;
     }
-    return progress;
 }
 
 /* ---- Inspection ---------------------------------------------------------------------- */

@@ -117,13 +117,27 @@ typedef struct wca_cell {
     uint64_t *mem_taken_until;   /* the simulator's: see wca_attach_memory */
 } wca_cell;
 
+/* What one part does to another's cells within a window of clocks (wca_use_parts):
+ * a word its bus moved into their channel, or a dequeue signal returning a credit to
+ * their output channel. Both take effect `link` or `credit_lat` clocks later, after
+ * the window, so they wait in the part's list until wca_parts_merge. */
+typedef struct wca_crossing {
+    int32_t to;             /* the global input channel (a word) or output channel (a credit) */
+    uint8_t credit, tag;
+    uint32_t word;
+    uint64_t when;          /* the word's arrival, or the credit's return */
+} wca_crossing;
+
 /* A simulator thread's share of the agents (wca_use_parts): the active buses of its
- * cells, interior and seam apart, and what its steps add to the array's figures. */
+ * cells, what its steps add to the array's figures, and its crossings. */
 typedef struct wca_part {
-    _Alignas(WS_CACHE_LINE) int *active, *seam_active;
-    int n_active, n_seam;
-    uint64_t horizon;
+    _Alignas(WS_CACHE_LINE) int *active;
+    int n_active;
     int progress;
+    uint64_t horizon;
+    uint64_t blocked;       /* bus steps that found no credit */
+    wca_crossing *out;
+    size_t n_out, cap_out;
 } wca_part;
 
 /* The share the calling thread works on, or NULL: the whole array's lists. */
@@ -152,9 +166,8 @@ struct wca {
     int progress;           /* set by anything that changes state within a step */
     int landed_progress;    /* a word crossed a bus as it landed (wca_put), before the step */
     int data_only;          /* wca_move_data_only */
-    /* Threads: each cell's part, whether it is on the seam, and the parts; NULL: none. */
+    /* Threads: each cell's part, and the parts; NULL: none. */
     int *part_of;
-    uint8_t *on_seam;
     wca_part *parts;
     int nparts;
 };

@@ -186,19 +186,29 @@ uint64_t wca_horizon(const wca *a);
 
 /* Threads (the simulator's --threads), for agents that move data only (no markers,
  * spools, joins or control registers: the order in which those act across cells is
- * the routing's). Each cell belongs to a part; a cell on the seam touches cells of
- * another part, so its buses step after the parts' (wca_step_part, seam 1). Moving
- * data, buses give the same clock in any order. wca_use_parts(a, 0, ...) ends it,
- * and wca_step works on the whole array again. */
+ * the routing's). Each cell belongs to a part, whose buses and cells one thread runs
+ * through a window of clocks while the other parts run theirs. What a part does to
+ * another part's cells, a word crossing a bus or a dequeue signal, takes effect
+ * `link` or `credit_latency` clocks later, so within a window of no more clocks than
+ * either it is kept with the part (a crossing) and applied by wca_parts_merge.
+ * Moving data, buses give the same clock in any order. wca_use_parts(a, 0, NULL)
+ * ends it, and wca_step works on the whole array again. */
 int wca_neighbour(const wca *a, int cell, unsigned bus); /* a cell index, or -1 */
-void wca_use_parts(wca *a, int nparts, const int *part_of, const uint8_t *on_seam);
+void wca_use_parts(wca *a, int nparts, const int *part_of);
 /* On the calling thread, what the agents schedule and whether they changed anything
- * count in the part, until wca_part_end; wca_parts_merge adds them to the array's
- * and returns whether any part changed anything. */
+ * count in the part, until wca_part_end. */
 void wca_part_begin(wca *a, int part);
 void wca_part_end(wca *a);
-void wca_step_part(wca *a, int part, int seam, uint64_t t);
-int wca_parts_merge(wca *a);
+/* One clock of the part's buses: whether they, or words that crossed a bus as they
+ * landed since the last call, changed anything. */
+int wca_step_part(wca *a, int part, uint64_t t);
+/* The latest clock the part's agents have scheduled something for since
+ * wca_part_begin, and the bus steps that found no credit. */
+uint64_t wca_part_horizon(const wca *a, int part);
+uint64_t wca_part_blocked(const wca *a, int part);
+/* After a window, on one thread: applies every part's crossings (in part order, each
+ * part's in the order made) and adds the parts' figures to the array's. */
+void wca_parts_merge(wca *a);
 
 /* ---- The computation agent's requests ------------------------------------------------ */
 
