@@ -439,7 +439,7 @@ static inline __attribute__((always_inline)) void dequeue_signal(wca *a, wca_lic
     if (l->up < 0) return;
     wca_loc *o = &a->locs[l->up];
     uint64_t when = t + a->credit_lat;
-    if (wca_current_part && a->part_of[o->cell] != a->part_of[l->cell]) cross(wca_current_part, l->up, 1, 0, 0, when);
+    if (l->up_crosses) cross(wca_current_part, l->up, 1, 0, 0, when);
     else return_credit(o, when);
     wca_note(a, when);
 }
@@ -519,7 +519,7 @@ static inline __attribute__((always_inline)) void transfer(wca *a, wca_bus *b, w
         if (a->hooks.host_sink) a->hooks.host_sink(a->hooks.ctx, o->cell, (unsigned)o->bus, w.word, arrive);
     } else {
         wca_lic *r = &a->lics[o->remote];
-        if (wca_current_part && a->part_of[r->cell] != a->part_of[o->cell]) {
+        if (o->crosses) {
             cross(wca_current_part, o->remote, 0, w.word, tag, arrive);
         } else {
             r->q.used++;
@@ -634,6 +634,14 @@ void wca_use_parts(wca *a, int nparts, const int *part_of)
         for (int i = 0; i < nparts; i++) a->parts[i].active = ws_xcalloc(nb, sizeof(int));
         a->part_of = ws_xcalloc((size_t)a->ncells, sizeof *a->part_of);
         memcpy(a->part_of, part_of, (size_t)a->ncells * sizeof *part_of);
+    }
+    /* Flags on the lines a word touches, so that it does not fetch the cold ones
+     * that name the cells. */
+    for (size_t g = 0; g < (size_t)a->ncells * a->nchan; g++) {
+        wca_loc *o = &a->locs[g];
+        wca_lic *l = &a->lics[g];
+        o->crosses = nparts > 0 && o->remote >= 0 && part_of[a->lics[o->remote].cell] != part_of[o->cell];
+        l->up_crosses = nparts > 0 && l->up >= 0 && part_of[a->locs[l->up].cell] != part_of[l->cell];
     }
     for (int i = 0; i < n; i++) {
         a->buses[was[i]].in_list = 0;

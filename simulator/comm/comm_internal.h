@@ -36,6 +36,7 @@ typedef struct wca_lic {
     uint8_t attn;           /* in the attention list */
     int8_t in_spool;        /* local channels: the spool gate that fills it, or -1 */
     int8_t spool;           /* CONS_SPOOL: the spool gate */
+    uint8_t up_crosses;     /* threads: `up` is another part's, its credits are crossings */
     uint32_t nmarks;        /* markers in the queue */
     uint64_t words;         /* words it received */
     /* The rest. */
@@ -65,6 +66,7 @@ typedef struct wca_loc {
     uint8_t k, pinned;
     int8_t bus;             /* output bus, or -1: not allocated to any */
     uint8_t pool;
+    uint8_t crosses;        /* threads: `remote` is another part's, its words are crossings */
     /* The rest. */
     int cell;
     int32_t home;           /* the input channel it was opened with; -1: free */
