@@ -1353,9 +1353,12 @@ static int plan_iwarp_parts(wsim *s, int n)
 
 static __attribute__((noinline)) void land_group(wsim *s, const wsim_part *p, uint64_t t)
 {
+    /* in locals: a landing stores through pointers the compiler cannot tell apart */
+    wsim_cell *const cells = s->cells;
+    const int *const of = p->cells, n = p->ncells;
     unsigned slot = (unsigned)(t & s->wheel_mask);
-    for (int x = 0; x < p->ncells; x++) {
-        wsim_cell *c = &s->cells[p->cells[x]];
+    for (int x = 0; x < n; x++) {
+        wsim_cell *c = &cells[of[x]];
         if (c->wheel_n[slot]) land(s, c, t, slot);
     }
 }
@@ -1364,17 +1367,22 @@ static __attribute__((noinline)) void land_group(wsim *s, const wsim_part *p, ui
 static __attribute__((noinline)) int issue_group(wsim *s, const wsim_part *p, uint64_t t, uint64_t *horizon,
                                                  int *nhalted)
 {
-    int issued = 0;
-    for (int x = 0; x < p->ncells; x++) {
-        int k = p->cells[x];
-        wsim_cell *c = &s->cells[k];
+    wsim_cell *const cells = s->cells;
+    const int *const of = p->cells, n = p->ncells, ahead = s->data_only;
+    uint64_t h = *horizon;
+    int halted = 0, issued = 0;
+    for (int x = 0; x < n; x++) {
+        int k = of[x];
+        wsim_cell *c = &cells[k];
         if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        if (!issue(s, k, t, horizon, nhalted, ISSUE_PLAIN_IWARP)) continue;
+        if (!issue(s, k, t, &h, &halted, ISSUE_PLAIN_IWARP)) continue;
         issued = 1;
         /* as one pass (data only: no spool takes the memory); a window that faults
          * is made again alone, so nothing is taken back */
-        if (s->data_only && c->next_issue == t + 1 && c->state == WSIM_CELL_RUNNING) issue_ahead(s, c, t, horizon);
+        if (ahead && c->next_issue == t + 1 && c->state == WSIM_CELL_RUNNING) issue_ahead(s, c, t, &h);
     }
+    *horizon = h;
+    *nhalted += halted;
     return issued;
 }
 
