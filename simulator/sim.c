@@ -415,7 +415,7 @@ static void wsim_release(wsim *s)
     for (unsigned m = 0; m < 1u << WT_NQUEUES; m++) free(s->code_for[m]);
     free(s->host);
     free(s->msg);
-    for (int i = 0; i < s->ngroups; i++) free(s->parts[i].cells);
+    for (int i = 0; i < s->ngroups; i++) free(s->parts[i].runs);
     free(s->parts);
     free(s->seam);
     free(s->host_at_start);
@@ -1339,13 +1339,20 @@ static int plan_iwarp_parts(wsim *s, int n)
     s->parts = ws_xcalloc_aligned((size_t)n + 1, sizeof *s->parts, WS_CACHE_LINE);
     s->nparts = n;
     s->ngroups = n + 1;
-    for (int i = 0; i <= n; i++) s->parts[i].cells = ws_xcalloc((size_t)s->ncells, sizeof(int));
+    /* Runs of cells, so that a group's loops walk the cells as one pass does. */
+    for (int i = 0; i <= n; i++) s->parts[i].runs = ws_xcalloc((size_t)s->ncells * 2, sizeof(int));
     for (int k = 0; k < s->ncells; k++) {
         wsim_part *p = &s->parts[part_of[k]];
-        p->cells[p->ncells++] = k;
+        if (p->nruns && p->runs[2 * p->nruns - 1] == k) {
+            p->runs[2 * p->nruns - 1] = k + 1;
+        } else {
+            p->runs[2 * p->nruns] = k;
+            p->runs[2 * p->nruns + 1] = k + 1;
+            p->nruns++;
+        }
     }
     int ok = 1;
-    for (int i = 0; i < n; i++) ok &= s->parts[i].ncells > 0;
+    for (int i = 0; i < n; i++) ok &= s->parts[i].nruns > 0;
     if (ok) wca_use_parts(s->comm, n + 1, part_of);
     free(part_of);
     return ok ? 0 : -1;
@@ -1355,12 +1362,11 @@ static __attribute__((noinline)) void land_group(wsim *s, const wsim_part *p, ui
 {
     /* in locals: a landing stores through pointers the compiler cannot tell apart */
     wsim_cell *const cells = s->cells;
-    const int *const of = p->cells, n = p->ncells;
+    const int *const runs = p->runs, nruns = p->nruns;
     unsigned slot = (unsigned)(t & s->wheel_mask);
-    for (int x = 0; x < n; x++) {
-        wsim_cell *c = &cells[of[x]];
-        if (c->wheel_n[slot]) land(s, c, t, slot);
-    }
+    for (int r = 0; r < nruns; r++)
+        for (int k = runs[2 * r], end = runs[2 * r + 1]; k < end; k++)
+            if (cells[k].wheel_n[slot]) land(s, &cells[k], t, slot);
 }
 
 /* Whether a cell of the group issued at t. */
@@ -1368,18 +1374,19 @@ static __attribute__((noinline)) int issue_group(wsim *s, const wsim_part *p, ui
                                                  int *nhalted)
 {
     wsim_cell *const cells = s->cells;
-    const int *const of = p->cells, n = p->ncells, ahead = s->data_only;
+    const int *const runs = p->runs, nruns = p->nruns, ahead = s->data_only;
     uint64_t h = *horizon;
     int halted = 0, issued = 0;
-    for (int x = 0; x < n; x++) {
-        int k = of[x];
-        wsim_cell *c = &cells[k];
-        if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
-        if (!issue(s, k, t, &h, &halted, ISSUE_PLAIN_IWARP)) continue;
-        issued = 1;
-        /* as one pass (data only: no spool takes the memory); a window that faults
-         * is made again alone, so nothing is taken back */
-        if (ahead && c->next_issue == t + 1 && c->state == WSIM_CELL_RUNNING) issue_ahead(s, c, t, &h);
+    for (int r = 0; r < nruns; r++) {
+        for (int k = runs[2 * r], end = runs[2 * r + 1]; k < end; k++) {
+            wsim_cell *c = &cells[k];
+            if (c->state >= WSIM_CELL_HALTED || t < c->next_issue) continue;
+            if (!issue(s, k, t, &h, &halted, ISSUE_PLAIN_IWARP)) continue;
+            issued = 1;
+            /* as one pass (data only: no spool takes the memory); a window that
+             * faults is made again alone, so nothing is taken back */
+            if (ahead && c->next_issue == t + 1 && c->state == WSIM_CELL_RUNNING) issue_ahead(s, c, t, &h);
+        }
     }
     *horizon = h;
     *nhalted += halted;
@@ -1491,7 +1498,7 @@ static void start_threads(wsim *s)
          * it reaches its cells before the window ends. */
         if (uses_agent_beyond_data(s) || s->model->credit_latency < WSIM_WINDOW || s->link < WSIM_WINDOW) return;
         if (plan_iwarp_parts(s, n) != 0) {
-            for (int i = 0; i < s->ngroups; i++) free(s->parts[i].cells);
+            for (int i = 0; i < s->ngroups; i++) free(s->parts[i].runs);
             free(s->parts);
             s->parts = NULL;
             s->ngroups = 0;

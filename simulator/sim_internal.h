@@ -189,7 +189,7 @@ void wsim_pool_run(wsim_pool *p);
  * returns how many there were. */
 int wsim_pool_free(wsim_pool *p, wsim_thread_use **use);
 
-/* One thread's share of a clock: cells lo..hi-1 (Warp) or those listed (iWarp),
+/* One thread's share of a clock: cells lo..hi-1 (Warp) or those in runs (iWarp),
  * none of which touches a cell of another share, and what its issues add to the
  * whole array's figures. */
 /* Clocks an iWarp group runs between two barriers: no more than a word takes to cross
@@ -198,7 +198,7 @@ int wsim_pool_free(wsim_pool *p, wsim_thread_use **use);
 
 typedef struct wsim_part {
     _Alignas(WS_CACHE_LINE) int lo, hi;
-    int *cells, ncells;
+    int *runs, nruns;        /* iWarp: the group's cells, runs of them: [runs[2i], runs[2i+1]) */
     uint64_t horizon;
     int nhalted, issued;
     /* iWarp: clock j of the window, for deciding it as one pass does: the horizon
