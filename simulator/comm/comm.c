@@ -422,7 +422,7 @@ void wca_move_data_only(wca *a)
     }
 }
 
-/* The dequeue signal: the transmitter gets its slot back credit_latency clocks later. */
+/* Keeps what this part does to another part's cells for wca_parts_merge. */
 static void cross(wca_part *p, int32_t to, int credit, uint32_t word, uint8_t tag, uint64_t when)
 {
     if (p->n_out == p->cap_out) ws_grow(&p->out, &p->cap_out, p->n_out + 1, sizeof *p->out);
@@ -434,6 +434,7 @@ static inline void return_credit(wca_loc *o, uint64_t when)
     o->ret[(o->ret_head + o->ret_n++) & o->ret_mask] = when;
 }
 
+/* The dequeue signal: the transmitter gets its slot back credit_latency clocks later. */
 static inline __attribute__((always_inline)) void dequeue_signal(wca *a, wca_lic *l, uint64_t t)
 {
     if (l->up < 0) return;
