@@ -8,7 +8,8 @@
  *   wb_layout       branches for every fallthrough that is not to the next block
  *   wb_coalesce     copies removed where source and destination never conflict
  *   wb_split_iu     Warp: host loads, host addresses and their sums to the interface unit
- *   wb_swp          innermost counted loops software-pipelined (-O1 and up)
+ *   wb_swp          innermost counted loops software-pipelined (-O1 and up); on Warp the
+ *                   IU counts the trips of the counted loops it leaves alone
  *   wb_split_iu     again, for the copies the pipeliner made
  *   wb_spill_calls  values live across a call to the static frame
  *   wb_schedule     bundles (list scheduling per block)    } again after a spill

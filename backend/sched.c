@@ -97,6 +97,12 @@ static int distance(const node *a, const node *b, int b_is_term)
         d = max(d, a->lat);
 
     if (b_is_term) d = max(d, max(max(a->lat, a->ivl) - 1, 0));
+    /* a branch on the word the IU sends the cells this pass (swp_iu_counts): the
+     * word must be in the first cell's queue when the branch reads it. Only a
+     * block's branch reads a path word the same block writes. */
+    if (b_is_term && wb_has_dest(i->op) && i->d.kind == WB_O_REG && wt_opnd_is_path(i->d.v))
+        for (int k = 0; k < wb_nsrc(j->op); k++)
+            if (j->s[k].kind == WB_O_REG && j->s[k].v == i->d.v) d = max(d, a->lat);
     return d;
 }
 

@@ -38,7 +38,8 @@
  * (swp_ifconv.c), reading and rewriting the body (swp_body.c), the dependence graph
  * (swp_graph.c), what a schedule must fit besides it (swp_sched.c), code
  * generation (swp_gen.c) and the report (swp_report.c); this file runs them on
- * each loop.
+ * each loop, then gives the IU the loop control of the loops left alone
+ * (swp_control.c).
  */
 #include "swp.h"
 
@@ -225,7 +226,7 @@ static void choose_stages(loop *L, wb_msched *ms, int nnodes, const uint64_t *af
 }
 
 /* Pipelines the loop; with a trial, returns 0 to give it up (the function
- * unchanged), 1 when it did. */
+ * unchanged); else 2 if it made a pipeline, 1 if it left the loop as it was. */
 static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_index *occ, int unroll, trial *tr)
 {
     int nvregs0 = f->nvregs;
@@ -385,7 +386,7 @@ static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_in
         L.why = L.whybuf;
         ok = 0;
     }
-    int given_up = 0;
+    int given_up = 0, generated = 0;
     if (tr && unroll == 1) {
         tr->ii = ms.ii;
         tr->stages = ms.stages;
@@ -468,6 +469,7 @@ static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_in
             swp_report(&L, "II=%d MII=%d (ResMII=%d, RecMII=%d) stages=%d%s%s", ms.ii, mii, res_mii, rec_mii, ms.stages,
                    L.nmemnote ? "; RecMII from memory: " : "", L.nmemnote ? L.memnote[0] : "");
         swp_generate(&L, &ms, after, &c);
+        generated = 1;
     } else {
         swp_report(&L, "not pipelined: %s", L.why ? L.why : "?");
         if (mii) {
@@ -502,7 +504,7 @@ static int pipeline(wb_func *f, const nloop *lp, const wb_swp_options *o, occ_in
     free(L.formula);
     if (L.body && L.body != f->blocks[id]) free(L.body->ins);
     wb_live_free(live);
-    return !given_up;
+    return given_up ? 0 : generated ? 2 : 1;
 }
 
 /* A loop the pass leaves alone before looking inside: the report and the comment. */
@@ -636,9 +638,11 @@ void wb_swp(wb_func *f, const wb_swp_options *o)
     int calls = swp_has_call(f);
     occ_index occ = {0};
     swp_occ_update(&occ, f);
+    int *left = ws_xcalloc((size_t)nl + 1, sizeof *left), nleft = 0;   /* the loops not pipelined: their headers */
     for (int i = 0; i < nl; i++) {
         const nloop *lp = &loops[i];
         const wb_block *t = lp->latch >= 0 ? f->blocks[lp->latch] : NULL;
+        left[nleft++] = lp->header;
         if (!lp->inner) disqualify(f, lp, o, "it contains a loop");
         else if (!o->enable) disqualify(f, lp, o, "-fno-swp");
         else if (calls) disqualify(f, lp, o, "the function makes calls");
@@ -650,14 +654,18 @@ void wb_swp(wb_func *f, const wb_swp_options *o)
             /* Where the unit that sets II has idle slots, the body unrolled twice
              * may fill them (swp_unroll.c). */
             trial plain = {0}, twice = {.beat = &plain};
-            if (!pipeline(f, lp, o, &occ, 1, &plain) && !pipeline(f, lp, o, &occ, 2, &twice))
-                pipeline(f, lp, o, &occ, 1, NULL);
+            int done = pipeline(f, lp, o, &occ, 1, &plain);
+            if (!done) done = pipeline(f, lp, o, &occ, 2, &twice);
+            if (!done) done = pipeline(f, lp, o, &occ, 1, NULL);
+            if (done == 2) nleft--;
             swp_occ_update(&occ, f);
         }
     }
     for (int i = 0; i < nl; i++) free(loops[i].in);
     free(loops);
     occ_free(&occ);
+    swp_iu_counts(f, o, left, nleft);
+    free(left);
     /* A pipelined loop with a known trip count and nothing left over never runs
      * its original code: it leaves the layout (no bundles, no program memory). */
     if (f->norder) {

@@ -201,6 +201,9 @@ void swp_info_head(const loop *L, ws_buf *c);
 void swp_info_tried(ws_buf *c, const char *tried);
 void swp_memory_notes(const loop *L, ws_buf *c);
 
+/* swp_control.c: the loops with these headers were not pipelined */
+void swp_iu_counts(wb_func *f, const wb_swp_options *o, const int *headers, int nheaders);
+
 /* swp_loops.c */
 int swp_has_call(const wb_func *f);
 uint8_t *swp_reachable_blocks(const wb_func *f);

@@ -220,9 +220,10 @@ def run(bindir, name, flags, tmp):
 
 def loops(bindir, name, flags, tmp):
     """Each pipelined loop as LINE:II/MII(bound), from the assembly's information
-    block; each innermost loop left alone, with why; and (Warp) each pipelined
-    loop's cell operations an iteration that the interface unit could do (host
-    feeds of host data, host loads, host addresses, loop control), as LINE:N."""
+    block; each innermost loop left alone, with why; and (Warp) each loop's cell
+    operations an iteration that the interface unit could do, as LINE:N: a
+    pipelined loop's host feeds of host data, host loads, host addresses and loop
+    control, any other loop's loop control."""
     src = os.path.join(KDIR, name + ".w2")
     asm = os.path.join(tmp, name + ".s")
     subprocess.run([os.path.join(bindir, "warp-cc")] + flags + ["-S", "-o", asm, src], check=True,
@@ -233,9 +234,13 @@ def loops(bindir, name, flags, tmp):
         block = block.split("*--")[0]
         line = re.search(r"Loop source line\s*: .*?:(\d+)", block).group(1)
         why = re.search(r"Disqualified loop: (.*)", block)
+        control = re.search(r"Loop control on the cells\s*: (\d+) the IU could do", block)
         if why:
             if "contains a loop" not in why.group(1):
                 left.append("%s (%s)" % (line, why.group(1).strip()))
+            # a loop left alone keeps its exit test on the cells where the IU does not count it
+            if control and int(control.group(1)):
+                iu.append("%s:%d" % (line, int(control.group(1))))
             continue
         m = re.search(r"II=(\d+) MII=(\d+) \(ResMII=(\d+), RecMII=(\d+)\)", block)
         ii, mii, res, rec = (int(g) for g in m.groups())
@@ -243,7 +248,6 @@ def loops(bindir, name, flags, tmp):
         out.append("%s:%d/%d%s%s" % (line, ii, mii, "" if ii == mii else "!", "rec" if rec > res else bound))
         host = re.search(r"Host operations on the cells\s*: (\d+) feeds \((\d+) constant\), (\d+) host loads, "
                          r"(\d+) host addresses", block)
-        control = re.search(r"Loop control on the cells\s*: (\d+) the IU could do", block)
         n = (int(host.group(1)) - int(host.group(2)) + int(host.group(3)) + int(host.group(4)) if host else 0) + \
             (int(control.group(1)) if control else 0)
         if n:
