@@ -46,6 +46,7 @@ typedef struct loop {
     wb_block *body;       /* its body as one block: the header itself, or the if-converted blocks */
     const uint8_t *member;   /* per block id: in the loop (the pipeline's entry does not redirect them) */
     int nmember;             /* entries of member */
+    int pre, pre_found;      /* the one block outside that enters the header, or -1 (swp_loop_pre) */
     int nv;               /* vregs when the pass began: the body's names */
     bop *op;
     int nop;
@@ -150,6 +151,8 @@ static inline int in_loop(const nloop *lp, int id) { return id >= 0 && id < lp->
 enum { SWP_REG_MARGIN = 4 };
 
 /* swp_body.c */
+/* The one block outside the loop that enters its header, or -1 if none or several. */
+int swp_loop_pre(loop *L);
 int swp_read_body(loop *L);
 alias swp_resolve(const loop *L, int v);
 int swp_live_out_dist(const loop *L, const uint64_t *live_after, int v);

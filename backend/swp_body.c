@@ -356,13 +356,13 @@ int swp_add_check(loop *L, const wb_dep *d)
     return 1;
 }
 
-static int constant_of(const loop *L, wb_opnd o, int32_t *val);
+static int constant_of(loop *L, wb_opnd o, int32_t *val);
 
 /* Is value o never negative? The exit test's induction variable is not when it
  * steps up to a constant bound from starts (every copy into it before the loop;
  * a variable that several loops count with has several) that are constants
  * between 0 and the bound. */
-static int never_negative(const loop *L, wb_opnd o)
+static int never_negative(loop *L, wb_opnd o)
 {
     int32_t bound;
     if (!wb_is_vreg(o) || (int)o.v != L->iv || L->iv_step <= 0 || !constant_of(L, L->bound, &bound) || bound < 0 ||
@@ -830,8 +830,61 @@ int swp_unfuse_receives(loop *L)
 }
 
 
-/* The value of v if its one definition outside the loop copies a constant. */
-static int constant_of(const loop *L, wb_opnd o, int32_t *val)
+int swp_loop_pre(loop *L)
+{
+    if (L->pre_found) return L->pre;
+    L->pre_found = 1;
+    L->pre = -1;
+    for (int id = 0; id < L->f->nblocks; id++) {
+        if (id < L->nmember && L->member[id]) continue;
+        int succ[2], ns = wb_succs(L->f->blocks[id], succ);
+        for (int k = 0; k < ns; k++) {
+            if (succ[k] != L->id || L->pre == id) continue;
+            if (L->pre >= 0) return L->pre = -1;
+            L->pre = id;
+        }
+    }
+    return L->pre;
+}
+
+/* Can control leave the loop and come back to it without passing block `reset`
+ * (an enclosing loop that does not run `reset` between the two)? */
+static int reenters(const loop *L, int reset)
+{
+    const wb_func *f = L->f;
+    uint8_t *seen = ws_xcalloc((size_t)f->nblocks, 1);
+    int *todo = ws_xcalloc((size_t)f->nblocks, sizeof *todo), n = 0, found = 0;
+    for (int id = 0; id < L->nmember && id < f->nblocks; id++) {
+        int succ[2], ns = L->member[id] ? wb_succs(f->blocks[id], succ) : 0;
+        for (int k = 0; k < ns; k++)
+            if (!(succ[k] < L->nmember && L->member[succ[k]]) && !seen[succ[k]]) {
+                seen[succ[k]] = 1;
+                todo[n++] = succ[k];
+            }
+    }
+    while (n && !found) {
+        int id = todo[--n];
+        if (id == reset) continue;
+        int succ[2], ns = wb_succs(f->blocks[id], succ);
+        for (int k = 0; k < ns && !found; k++) {
+            if (succ[k] == L->id || (succ[k] < L->nmember && L->member[succ[k]])) found = 1;
+            else if (!seen[succ[k]]) {
+                seen[succ[k]] = 1;
+                todo[n++] = succ[k];
+            }
+        }
+    }
+    free(seen);
+    free(todo);
+    return found;
+}
+
+/* The value of v when the loop is entered, if its one definition outside the loop
+ * copies a constant. A v the loop also defines may enter with the loop's last value
+ * instead, when an enclosing loop runs this one again (`k := 0` before an outer
+ * loop, `k := k + 1` inside this one), unless that definition is in the one block
+ * that enters the loop or on every way back to it. */
+static int constant_of(loop *L, wb_opnd o, int32_t *val)
 {
     if (o.kind == WB_O_IMM && !o.isfloat) {
         *val = (int32_t)o.v;
@@ -843,7 +896,7 @@ static int constant_of(const loop *L, wb_opnd o, int32_t *val)
     }
     if (!wb_is_vreg(o)) return 0;
     const wb_ins *def = NULL;
-    int ndefs = 0;
+    int ndefs = 0, def_blk = -1, defined_inside = 0;
     /* the blocks where o occurs, each once */
     occ_index *x = L->occ;
     int all = !x || (int)o.v >= x->nv || x->nb != L->f->nblocks;
@@ -854,14 +907,20 @@ static int constant_of(const loop *L, wb_opnd o, int32_t *val)
         if (!all && x->seen[id] == x->stamp) continue;
         if (!all) x->seen[id] = x->stamp;
         const wb_block *b = L->f->blocks[id];
-        if (id < L->nmember && L->member[id]) continue;
-        for (int i = 0; i < b->nins; i++)
-            if (wb_has_dest(b->ins[i].op) && wb_opnd_eq(b->ins[i].d, o)) {
-                def = &b->ins[i];
-                ndefs++;
+        int inside = id < L->nmember && L->member[id];
+        for (int i = 0; i < b->nins; i++) {
+            if (!wb_has_dest(b->ins[i].op) || !wb_opnd_eq(b->ins[i].d, o)) continue;
+            if (inside) {
+                defined_inside = 1;
+                continue;
             }
+            def = &b->ins[i];
+            def_blk = id;
+            ndefs++;
+        }
     }
     if (ndefs != 1 || (def->op != WB_COPY && def->op != WT_OP_MOV && def->op != WT_OP_MV)) return 0;
+    if (defined_inside && def_blk != swp_loop_pre(L) && reenters(L, def_blk)) return 0;
     wb_opnd s = def->s[0];
     if ((s.kind != WB_O_IMM || s.isfloat) && !(s.kind == WB_O_REG && s.v == WT_OPND_R0)) return 0;
     *val = s.kind == WB_O_IMM ? (int32_t)s.v : 0;
