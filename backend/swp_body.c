@@ -879,6 +879,39 @@ static int reenters(const loop *L, int reset)
     return found;
 }
 
+/* v's one definition outside the loop (NULL if none or several), its block, and
+ * whether the loop defines v too. */
+static const wb_ins *def_outside(const loop *L, wb_opnd o, int *blk, int *at, int *inside)
+{
+    const wb_ins *def = NULL;
+    int ndefs = 0;
+    *inside = 0;
+    /* the blocks where o occurs, each once */
+    occ_index *x = L->occ;
+    int all = !x || (int)o.v >= x->nv || x->nb != L->f->nblocks;
+    int n = all ? L->f->nblocks : x->n[o.v];
+    if (!all) x->stamp++;
+    for (int k = 0; k < n; k++) {
+        int id = all ? k : x->at[o.v][k];
+        if (!all && x->seen[id] == x->stamp) continue;
+        if (!all) x->seen[id] = x->stamp;
+        const wb_block *b = L->f->blocks[id];
+        int member = id < L->nmember && L->member[id];
+        for (int i = 0; i < b->nins; i++) {
+            if (!wb_has_dest(b->ins[i].op) || !wb_opnd_eq(b->ins[i].d, o)) continue;
+            if (member) {
+                *inside = 1;
+                continue;
+            }
+            def = &b->ins[i];
+            *blk = id;
+            *at = i;
+            ndefs++;
+        }
+    }
+    return ndefs == 1 ? def : NULL;
+}
+
 /* The value of v when the loop is entered, if its one definition outside the loop
  * copies a constant. A v the loop also defines may enter with the loop's last value
  * instead, when an enclosing loop runs this one again (`k := 0` before an outer
@@ -895,31 +928,9 @@ static int constant_of(loop *L, wb_opnd o, int32_t *val)
         return 1;
     }
     if (!wb_is_vreg(o)) return 0;
-    const wb_ins *def = NULL;
-    int ndefs = 0, def_blk = -1, defined_inside = 0;
-    /* the blocks where o occurs, each once */
-    occ_index *x = L->occ;
-    int all = !x || (int)o.v >= x->nv || x->nb != L->f->nblocks;
-    int n = all ? L->f->nblocks : x->n[o.v];
-    if (!all) x->stamp++;
-    for (int k = 0; k < n; k++) {
-        int id = all ? k : x->at[o.v][k];
-        if (!all && x->seen[id] == x->stamp) continue;
-        if (!all) x->seen[id] = x->stamp;
-        const wb_block *b = L->f->blocks[id];
-        int inside = id < L->nmember && L->member[id];
-        for (int i = 0; i < b->nins; i++) {
-            if (!wb_has_dest(b->ins[i].op) || !wb_opnd_eq(b->ins[i].d, o)) continue;
-            if (inside) {
-                defined_inside = 1;
-                continue;
-            }
-            def = &b->ins[i];
-            def_blk = id;
-            ndefs++;
-        }
-    }
-    if (ndefs != 1 || (def->op != WB_COPY && def->op != WT_OP_MOV && def->op != WT_OP_MV)) return 0;
+    int def_blk = -1, at, defined_inside;
+    const wb_ins *def = def_outside(L, o, &def_blk, &at, &defined_inside);
+    if (!def || (def->op != WB_COPY && def->op != WT_OP_MOV && def->op != WT_OP_MV)) return 0;
     if (defined_inside && def_blk != swp_loop_pre(L) && reenters(L, def_blk)) return 0;
     wb_opnd s = def->s[0];
     if ((s.kind != WB_O_IMM || s.isfloat) && !(s.kind == WB_O_REG && s.v == WT_OPND_R0)) return 0;
@@ -927,12 +938,36 @@ static int constant_of(loop *L, wb_opnd o, int32_t *val)
     return 1;
 }
 
-/* The trip count, when the start and the bound are constants. */
+/* bound - start when the bound is the start's value at the loop's entry plus a
+ * literal: computed once, in the one block that enters the loop, from a start not
+ * written after it there (a pointer compared with the end of the array it walks,
+ * `for x := 0 to 65 do buf[x] := 0.0` as LLVM writes it). */
+static int bound_offset(loop *L, int start, wb_opnd bound, int64_t *diff)
+{
+    int blk = -1, at, inside;
+    const wb_ins *def = wb_is_vreg(bound) ? def_outside(L, bound, &blk, &at, &inside) : NULL;
+    if (!def || inside || blk != swp_loop_pre(L) || (def->op != WT_OP_IADD && def->op != WT_OP_ISUB)) return 0;
+    int k = wb_opnd_eq(def->s[0], wb_vreg(start)) ? 0 : def->op == WT_OP_IADD && wb_opnd_eq(def->s[1], wb_vreg(start)) ? 1 : -1;
+    wb_opnd c = k < 0 ? (wb_opnd){0} : def->s[1 - k];
+    if (k < 0 || c.kind != WB_O_IMM || c.isfloat) return 0;
+    const wb_block *b = L->f->blocks[blk];
+    for (int i = at + 1; i < b->nins; i++)
+        if (wb_has_dest(b->ins[i].op) && wb_opnd_eq(b->ins[i].d, wb_vreg(start))) return 0;
+    *diff = def->op == WT_OP_ISUB ? -(int64_t)(int32_t)c.v : (int64_t)(int32_t)c.v;
+    return 1;
+}
+
+/* The trip count, when the start and the bound are constants, or the bound is the
+ * start plus a constant. */
 void swp_trip_count(loop *L)
 {
     int32_t init, bound;
-    if (!constant_of(L, wb_vreg(L->iv_init), &init) || !constant_of(L, L->bound, &bound)) return;
-    int64_t diff = L->iv_step > 0 ? (int64_t)bound - init : (int64_t)init - bound;
+    int64_t diff;
+    if (constant_of(L, wb_vreg(L->iv_init), &init) && constant_of(L, L->bound, &bound))
+        diff = (int64_t)bound - init;
+    else if (!bound_offset(L, L->iv_init, L->bound, &diff))
+        return;
+    if (L->iv_step < 0) diff = -diff;
     if (diff % ((int64_t)1 << L->iv_shift) != 0) return;
     int64_t n = diff / ((int64_t)1 << L->iv_shift) + L->test_dist;
     if (n < 1 || n > INT32_MAX) return;
