@@ -103,7 +103,38 @@ typedef struct plan {
     int32_t n;                /* trips; 0: none known */
     uint32_t x, y, c;         /* the index, its next value (0: stepped in place), the exit test */
     int free_test, free_index;   /* nothing else reads the test, the index */
+    int set_in;               /* a two-pass loop's flag (x): the block that sets it, else -1 */
 } plan;
+
+/* A loop of two passes as LLVM writes one (conv3's `for y := 0 to 1`: `if y = 0
+ * then y := 1, again`): the test block T leaves when a flag is set, the flag is a
+ * literal 0 given in the one block that enters the loop and a literal other than
+ * 0 given in the latch J, which only T reaches and which only jumps back. */
+static int two_passes(const wb_func *f, const vinfo *v, const wb_block *T, int J, int out, plan *p)
+{
+    int out_if_set = (wb_flow(T->term.op) == WT_FLOW_IF_NONZERO) == (T->term.target == out);
+    if (!out_if_set || !wb_is_vreg(T->term.s[0]) || (int)T->term.s[0].v >= f->nvregs) return 0;
+    uint32_t x = T->term.s[0].v;
+    if (v[x].ndefs != 2) return 0;
+    site a = v[x].def[0], b = v[x].def[1];
+    if (a.blk != p->pre) {
+        site t = a;
+        a = b;
+        b = t;
+    }
+    int32_t start, set;
+    const wb_ins *s0 = at(f, a), *s1 = at(f, b);
+    if (a.blk != p->pre || b.blk != J || s0->op != WB_COPY || s1->op != WB_COPY || wb_is_vreg(s0->s[0]) ||
+        wb_is_vreg(s1->s[0]) || !literal(f, v, s0->s[0], &start) || !literal(f, v, s1->s[0], &set) || start != 0 ||
+        set == 0)
+        return 0;
+    p->n = 2;
+    p->x = p->c = x;
+    p->exit_taken = T->term.target == out;
+    p->free_test = p->free_index = v[x].nuses == 1;
+    p->set_in = J;
+    return 1;
+}
 
 /* The loop's trip count, if known when compiled (plan.n), and what its exit test is. */
 static void read_loop(const wb_func *f, const vinfo *v, const nloop *lp, const uint8_t *reach, plan *p)
@@ -112,6 +143,7 @@ static void read_loop(const wb_func *f, const vinfo *v, const nloop *lp, const u
     p->header = lp->header;
     p->latch = -1;
     p->pre = -1;
+    p->set_in = -1;
     if (lp->latch < 0) return;
     /* the one way out: a branch in the latch, or in the one block before a latch
      * that only jumps back (the test block, run once a pass either way) */
@@ -143,7 +175,12 @@ static void read_loop(const wb_func *f, const vinfo *v, const nloop *lp, const u
             for (int k = 0; k < ns; k++) into_latch += succ[k] == lp->latch;
         }
         int back = J->term.op == WT_OP_NONE ? J->fall : wb_flow(J->term.op) == WT_FLOW_JUMP ? J->term.target : -1;
-        if (stay != lp->latch || J->nins != 0 || back != lp->header || into_latch != 1) return;
+        if (stay != lp->latch || back != lp->header || into_latch != 1) return;
+        if (J->nins != 0) {
+            p->latch = X;
+            if (!two_passes(f, v, T, lp->latch, out, p)) p->latch = -1;
+            return;
+        }
     } else if (stay != lp->header) {
         return;
     }
@@ -300,7 +337,7 @@ static void take_control(wb_func *f, const plan *p, int path)
     if (p->free_test) remove_def(f, p->latch, p->c);
     if (p->free_index) {
         if (p->y) remove_def(f, p->latch, p->y);
-        remove_def(f, p->latch, p->x);
+        remove_def(f, p->set_in >= 0 ? p->set_in : p->latch, p->x);
         remove_def(f, p->pre, p->x);
     }
 }
