@@ -417,6 +417,7 @@ static void wsim_release(wsim *s)
     free(s->msg);
     for (int i = 0; i < s->ngroups; i++) free(s->parts[i].runs);
     free(s->parts);
+    free(s->cut);
     free(s->seam);
     free(s->host_at_start);
     free(s->thread_use);
@@ -1321,26 +1322,23 @@ static int uses_agent_beyond_data(const wsim *s)
     return 0;
 }
 
-/* Contiguous groups of cells, one a thread, and after them one more: the cells facing
- * the host (its feeds, or a bus to it), whose host queues and figures are the
- * array's, run by the thread of group 0. 0, or -1 if a thread's group has no cell. */
-static int plan_iwarp_parts(wsim *s, int n)
+/* Contiguous groups of cells, one a thread (group i: cut[i] .. cut[i+1]-1), and after
+ * them one more: the cells facing the host (its feeds, or a bus to it), whose host
+ * queues and figures are the array's, run by the thread of group 0. 0, or -1 if a
+ * thread's group has no cell. */
+static int cut_iwarp_parts(wsim *s)
 {
+    int n = s->nparts;
     int *part_of = ws_xcalloc((size_t)s->ncells, sizeof *part_of);
-    for (int i = 0; i < n; i++) {
-        int lo = (int)((int64_t)s->ncells * i / n), hi = (int)((int64_t)s->ncells * (i + 1) / n);
-        for (int k = lo; k < hi; k++) part_of[k] = i;
-    }
+    for (int i = 0; i < n; i++)
+        for (int k = s->cut[i]; k < s->cut[i + 1]; k++) part_of[k] = i;
     for (int k = 0; k < s->ncells; k++) {
         if (s->cells[k].feed_live) part_of[k] = n;
         for (unsigned d = 0; d < WCA_NBUSES; d++)
             if (wca_neighbour(s->comm, k, d) < 0) part_of[k] = n;
     }
-    s->parts = ws_xcalloc_aligned((size_t)n + 1, sizeof *s->parts, WS_CACHE_LINE);
-    s->nparts = n;
-    s->ngroups = n + 1;
     /* Runs of cells, so that a group's loops walk the cells as one pass does. */
-    for (int i = 0; i <= n; i++) s->parts[i].runs = ws_xcalloc((size_t)s->ncells * 2, sizeof(int));
+    for (int i = 0; i <= n; i++) s->parts[i].nruns = 0;
     for (int k = 0; k < s->ncells; k++) {
         wsim_part *p = &s->parts[part_of[k]];
         if (p->nruns && p->runs[2 * p->nruns - 1] == k) {
@@ -1356,6 +1354,49 @@ static int plan_iwarp_parts(wsim *s, int n)
     if (ok) wca_use_parts(s->comm, n + 1, part_of);
     free(part_of);
     return ok ? 0 : -1;
+}
+
+static int plan_iwarp_parts(wsim *s, int n)
+{
+    s->parts = ws_xcalloc_aligned((size_t)n + 1, sizeof *s->parts, WS_CACHE_LINE);
+    s->nparts = n;
+    s->ngroups = n + 1;
+    for (int i = 0; i <= n; i++) s->parts[i].runs = ws_xcalloc((size_t)s->ncells * 2, sizeof(int));
+    s->cut = ws_xcalloc((size_t)n + 1, sizeof *s->cut);
+    for (int i = 0; i <= n; i++) s->cut[i] = (int)((int64_t)s->ncells * i / n);
+    return cut_iwarp_parts(s);
+}
+
+/* Windows between two looks at how long each group takes. */
+#define WSIM_WINDOWS_A_CUT 256
+
+/* Moves the cuts between the threads' groups so that each takes as long as the next:
+ * the same work takes one thread longer than another (here the second thread's
+ * group took about a fifth longer than the main thread's, and the main thread
+ * waited for it a quarter of its time), and the slowest group decides each window.
+ * Which cells a group holds changes no result. */
+static void recut_iwarp_parts(wsim *s)
+{
+    int n = s->nparts, moved = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        double a = (double)s->parts[i].busy, b = (double)s->parts[i + 1].busy;
+        int na = s->cut[i + 1] - s->cut[i], nb = s->cut[i + 2] - s->cut[i + 1];
+        if (a <= 0 || b <= 0 || na <= 0 || nb <= 0) continue;
+        /* cells to move from i to i+1 for equal times at each side's rate, halved
+         * so that the cut settles rather than swings */
+        int m = (int)((a - b) / (a / na + b / nb) / 2);
+        if (m > na - WSIM_MIN_PART_CELLS) m = na - WSIM_MIN_PART_CELLS;
+        if (-m > nb - WSIM_MIN_PART_CELLS) m = -(nb - WSIM_MIN_PART_CELLS);
+        if (m == 0) continue;
+        s->cut[i + 1] -= m;
+        moved = 1;
+    }
+    for (int i = 0; i < n; i++) s->parts[i].busy = 0;
+    if (moved && cut_iwarp_parts(s) != 0) {
+        /* a group left without a cell of its own: back to even cuts, which had some */
+        for (int i = 0; i <= n; i++) s->cut[i] = (int)((int64_t)s->ncells * i / n);
+        cut_iwarp_parts(s);
+    }
 }
 
 static __attribute__((noinline)) void land_group(wsim *s, const wsim_part *p, uint64_t t)
@@ -1427,9 +1468,10 @@ static void iwarp_group_window(wsim *s, int g, uint64_t t)
 static void iwarp_part(void *ctx, int i)
 {
     wsim *s = ctx;
-    uint64_t t = s->cycle;
+    uint64_t t = s->cycle, t0 = wsim_ticks();
     iwarp_group_window(s, i, t);
     if (i == 0) iwarp_group_window(s, s->nparts, t);
+    s->parts[i].busy += wsim_ticks() - t0;
 }
 
 /* A window of iWarp clocks on the threads: 0, or -1 if a cell faulted or the array
@@ -1500,7 +1542,9 @@ static void start_threads(wsim *s)
         if (plan_iwarp_parts(s, n) != 0) {
             for (int i = 0; i < s->ngroups; i++) free(s->parts[i].runs);
             free(s->parts);
+            free(s->cut);
             s->parts = NULL;
+            s->cut = NULL;
             s->ngroups = 0;
             s->nparts = -1;
             return;
@@ -1541,6 +1585,7 @@ wsim_status wsim_run(wsim *s, uint64_t max_cycles)
                 stop_threads(s);
                 return run_alone(s, max_cycles);
             }
+            if (++s->windows % WSIM_WINDOWS_A_CUT == 0) recut_iwarp_parts(s);
         }
         /* Any clocks left before the limit run in one pass below: a window leaves
          * the array as one pass leaves it between two clocks. */

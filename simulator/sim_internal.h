@@ -9,6 +9,8 @@
 #ifndef WSIM_INTERNAL_H
 #define WSIM_INTERNAL_H
 
+#include <time.h>
+
 #include "warp_comm.h"
 #include "warp_sim.h"
 #include "warp_support.h"
@@ -185,6 +187,17 @@ typedef struct wsim_pool wsim_pool;
 wsim_pool *wsim_pool_new(int n, void (*work)(void *ctx, int part), void *ctx);
 int wsim_pool_size(const wsim_pool *p); /* fewer than asked if a thread could not start */
 void wsim_pool_run(wsim_pool *p);
+/* A fine clock for the threads' figures: the time stamp counter where there is one. */
+static inline uint64_t wsim_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
 /* Ends the threads; with use, a new array of what each did (0 the caller), and
  * returns how many there were. */
 int wsim_pool_free(wsim_pool *p, wsim_thread_use **use);
@@ -199,6 +212,7 @@ int wsim_pool_free(wsim_pool *p, wsim_thread_use **use);
 typedef struct wsim_part {
     _Alignas(WS_CACHE_LINE) int lo, hi;
     int *runs, nruns;        /* iWarp: the group's cells, runs of them: [runs[2i], runs[2i+1]) */
+    uint64_t busy;           /* iWarp: wsim_ticks its windows took since the groups were last cut */
     uint64_t horizon;
     int nhalted, issued;
     /* iWarp: clock j of the window, for deciding it as one pass does: the horizon
@@ -258,6 +272,8 @@ struct wsim {
     int nparts;              /* parts of this run; 0: one pass */
     wsim_part *parts;
     int ngroups;             /* entries of parts: nparts, and on iWarp the cells facing the host */
+    int *cut;                /* iWarp: group i is cells cut[i] .. cut[i+1]-1 but those facing the host */
+    uint64_t windows;        /* iWarp: windows run on the threads */
     int *seam;
     int nseam;
     wsim_pool *pool;

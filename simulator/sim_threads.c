@@ -28,18 +28,6 @@
 /* Parts a pool runs at most. */
 #define MAX_PARTS 65535
 
-/* A fine clock for the wait share: the time stamp counter where there is one. */
-static inline uint64_t ticks(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    return __builtin_ia32_rdtsc();
-#else
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-#endif
-}
-
 static double thread_cpu_seconds(void)
 {
     struct timespec ts;
@@ -102,14 +90,14 @@ static void claim_parts(wsim_pool *p, uint64_t ph, int first)
 
 static void member_start(member *m)
 {
-    m->start = ticks();
+    m->start = wsim_ticks();
     m->cpu_start = thread_cpu_seconds();
 }
 
 static void member_end(member *m)
 {
     m->use.cpu_seconds = thread_cpu_seconds() - m->cpu_start;
-    m->use.ticks = ticks() - m->start;
+    m->use.ticks = wsim_ticks() - m->start;
     m->use.wait_ticks = m->wait;
 }
 
@@ -121,16 +109,16 @@ static void *worker_main(void *arg)
     member_start(m);
     for (;;) {
         unsigned spins = 0;
-        uint64_t ph, t0 = ticks();
+        uint64_t ph, t0 = wsim_ticks();
         while ((ph = __atomic_load_n(&p->posted, __ATOMIC_ACQUIRE)) == seen) {
             if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
-                m->wait += ticks() - t0;
+                m->wait += wsim_ticks() - t0;
                 member_end(m);
                 return NULL;
             }
             relax(&spins);
         }
-        m->wait += ticks() - t0;
+        m->wait += wsim_ticks() - t0;
         seen = ph;
         claim_parts(p, ph, (int)(m - p->members));
     }
@@ -168,9 +156,9 @@ void wsim_pool_run(wsim_pool *p)
     claim_parts(p, ph, 0);
     if (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) == p->n) return;
     unsigned spins = 0;
-    uint64_t t0 = ticks();
+    uint64_t t0 = wsim_ticks();
     while (__atomic_load_n(&p->finished, __ATOMIC_ACQUIRE) < p->n) relax(&spins);
-    p->members[0].wait += ticks() - t0;
+    p->members[0].wait += wsim_ticks() - t0;
 }
 
 int wsim_pool_free(wsim_pool *p, wsim_thread_use **use)
