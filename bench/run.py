@@ -7,7 +7,7 @@ noisy.
 
     bench/run.py [--build build] [--runs 5]
     bench/run.py --comm [--build build] [--runs 5]
-    bench/run.py --streams [--build build] [--runs 5] [--threads N]
+    bench/run.py --streams [--build build] [--runs 5] [--threads N] [--cells 10,64,256]
 
 --streams prints the simulator's speed on a stream (bench/stream64.w2 widened to 10,
 64 and 256 cells) on both models, the figure the simulator's targets are quoted in
@@ -17,7 +17,10 @@ second with 1 and with N threads, and their ratio (issue 18: 1.5 for 256 cells o
 iWarp with 2 threads), with each thread's CPU seconds and the share of its time it
 waited at the clocks' barriers, and the load average; a loaded machine makes the
 ratio meaningless (a thread the scheduler does not run leaves its parts to the
-others, so the run is then about as fast as one thread, no faster).
+others, so the run is then about as fast as one thread, no faster). --cells picks
+other widths (512 or 1024 show how threads scale once an array's state outgrows one
+core's cache); a stream of more than 256 cells carries fewer words, 20,000 * 256 /
+cells, so that each run stays about as long.
 
 --comm prints the iWarp communication agent's figures instead: the 64-cell array
 streaming between neighbours and the 10-cell polynomial (W2, -mcpu=iwarp, through
@@ -123,18 +126,21 @@ STREAM_CELLS = (10, 64, 256)
 
 
 def stream_source(cells):
-    """bench/stream64.w2 with CELLS cells."""
+    """bench/stream64.w2 with CELLS cells (and fewer words past 256 cells)."""
     with open(os.path.join(ROOT, "bench", "stream64.w2")) as f:
         src = f.read()
-    return src.replace("module stream64", "module stream%d" % cells).replace("(cid : 0 : 63)",
-                                                                          "(cid : 0 : %d)" % (cells - 1))
+    src = src.replace("module stream64", "module stream%d" % cells).replace("(cid : 0 : 63)",
+                                                                         "(cid : 0 : %d)" % (cells - 1))
+    if cells > 256:
+        src = src.replace("19999", "%d" % (20000 * 256 // cells - 1))
+    return src
 
 
-def streams(bindir, runs, threads):
+def streams(bindir, runs, threads, widths=STREAM_CELLS):
     rows, threaded_rows, loads = [], [], []
     extra = []
     with tempfile.TemporaryDirectory() as tmp:
-        for cells in STREAM_CELLS:
+        for cells in widths:
             src = os.path.join(tmp, "stream%d.w2" % cells)
             with open(src, "w") as f:
                 f.write(stream_source(cells))
@@ -171,10 +177,18 @@ def main():
     ap.add_argument("--streams", action="store_true", help="the simulator's speed on 10, 64 and 256-cell streams")
     ap.add_argument("--threads", type=int, default=1,
                     help="with --streams: also the speed per wall second with this many threads")
+    ap.add_argument("--cells", default=",".join(str(c) for c in STREAM_CELLS),
+                    help="with --streams: the streams' widths, comma-separated")
     args = ap.parse_args()
     bindir = os.path.join(args.build, "bin")
     if args.streams:
-        return streams(bindir, args.runs, args.threads)
+        try:
+            widths = [int(c) for c in args.cells.split(",")]
+        except ValueError:
+            ap.error("--cells takes numbers of cells, comma-separated: %s" % args.cells)
+        if any(c < 1 or c > 1024 for c in widths):
+            ap.error("--cells: each width is 1 to 1024 cells")
+        return streams(bindir, args.runs, args.threads, widths)
     if args.comm:
         return comm(bindir, args.runs)
     rows = []
