@@ -853,29 +853,29 @@ static int reenters(const loop *L, int reset)
 {
     const wb_func *f = L->f;
     uint8_t *seen = ws_xcalloc((size_t)f->nblocks, 1);
-    int *todo = ws_xcalloc((size_t)f->nblocks, sizeof *todo), n = 0, found = 0;
+    int *stack = ws_xcalloc((size_t)f->nblocks, sizeof *stack), n = 0, found = 0;
     for (int id = 0; id < L->nmember && id < f->nblocks; id++) {
         int succ[2], ns = L->member[id] ? wb_succs(f->blocks[id], succ) : 0;
         for (int k = 0; k < ns; k++)
             if (!(succ[k] < L->nmember && L->member[succ[k]]) && !seen[succ[k]]) {
                 seen[succ[k]] = 1;
-                todo[n++] = succ[k];
+                stack[n++] = succ[k];
             }
     }
     while (n && !found) {
-        int id = todo[--n];
+        int id = stack[--n];
         if (id == reset) continue;
         int succ[2], ns = wb_succs(f->blocks[id], succ);
         for (int k = 0; k < ns && !found; k++) {
             if (succ[k] == L->id || (succ[k] < L->nmember && L->member[succ[k]])) found = 1;
             else if (!seen[succ[k]]) {
                 seen[succ[k]] = 1;
-                todo[n++] = succ[k];
+                stack[n++] = succ[k];
             }
         }
     }
     free(seen);
-    free(todo);
+    free(stack);
     return found;
 }
 
